@@ -1,0 +1,153 @@
+// omgdb engine — one document store: a RocksDB directory holding collections of documents.
+//
+// Layout (column families): `meta` (format version, catalog of collections, counters),
+// `docs` (key: collection id u32 big-endian + keystring(_id); value: BSON document),
+// `idx` (secondary indexes, later), `oplog` (key: sequence u64 big-endian; value: BSON record
+// {seq, op, collection, _id, before?, after?, batch} written in the same atomic WriteBatch as
+// the change it records).
+//
+// Thread safety: a `store` may be used from many threads at once. Writes to one store are
+// serialized by a writer mutex; reads take a RocksDB snapshot and never block writers.
+// Durability: every mutating call returns only after its one atomic WriteBatch has been
+// written with `sync = true` (it is in the fsynced WAL); a failed call writes nothing.
+// Ownership: an open store holds an exclusive lock file (`omgdb.lock`, flock) recording the
+// owner's pid and command line, so a second process gets a clear error naming the owner.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "engine/value.hpp"
+
+namespace omgdb::engine {
+
+// Hooks a long operation polls: `cancelled` (checked every few hundred documents; a set flag
+// makes the call fail with "cancelled") and `progress(done, total)` (called now and then;
+// `total` is 0 when unknown). Both are optional.
+struct scan_control {
+  const std::atomic<bool>* cancelled = nullptr;
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+};
+
+struct collection_info {
+  std::string name;
+  std::uint64_t documents = 0;
+};
+
+struct find_options {
+  document filter;                      // empty: every document
+  document sort;                        // empty: `_id` ascending
+  std::uint64_t skip = 0;
+  std::optional<std::uint64_t> limit;   // none or 0: no limit (MongoDB treats 0 as none)
+  std::size_t max_bytes = 1 << 20;      // cap on `ndjson`; the page ends at a document boundary
+};
+
+struct find_page {
+  std::string ndjson;                   // relaxed Extended JSON, one document per line, '\n' after each
+  std::uint64_t returned = 0;
+  bool truncated = false;               // stopped by max_bytes before the last match
+  std::uint64_t next_skip = 0;          // when truncated: the `skip` that continues the result
+};
+
+struct replace_outcome {
+  std::uint64_t matched = 0;
+  std::uint64_t modified = 0;
+};
+
+class store {
+ public:
+  // Create an empty store at `path`. Errors: the path exists and is not an empty directory
+  // ("`app.omgdb` already exists"), parent directory missing or not writable.
+  static status create(const std::string& path);
+
+  // Open an existing store. Errors: no such path ("no store at `app.omgdb`: create one with
+  // `omgdb create app.omgdb`"), a directory that is not an omgdb store, a store from a newer
+  // format, a store held by another process ("store `app.omgdb` is in use by process 1234
+  // (omgdb mcp); stop it or connect through it").
+  static result<std::shared_ptr<store>> open(const std::string& path);
+
+  ~store();
+  store(const store&) = delete;
+  store& operator=(const store&) = delete;
+
+  const std::string& path() const noexcept;
+
+  // Collection names: 1–120 bytes of UTF-8, no NUL, no '$', not starting with "system." or
+  // '.', not ending with '.'; a bad name is an error saying which rule it breaks.
+
+  // The document with `_id` equal (by value: 1 == 1.0) to `id`, or nullopt.
+  result<std::optional<document>> get(std::string_view collection, const value& id) const;
+
+  // Every cataloged collection in name order with its document count (kept as a counter).
+  result<std::vector<collection_info>> collections() const;
+  bool has_collection(std::string_view collection) const;
+
+  // Matching documents in sort order; an unknown collection yields an empty page.
+  result<find_page> find(std::string_view collection, const find_options& options,
+                         const scan_control& control = {}) const;
+  result<std::uint64_t> count(std::string_view collection, const document& filter,
+                              const scan_control& control = {}) const;
+
+  // Insert one document; `_id` is generated (ObjectId, placed first) when absent. Errors:
+  // `_id` is an array/regex/undefined, a field name that starts with '$' or contains '.',
+  // a duplicate `_id` ("duplicate _id 5 in collection `users`"). The collection is created
+  // (cataloged) on first insert. Returns the `_id`.
+  result<value> insert(std::string_view collection, document doc);
+  // All or nothing: any bad document or duplicate (also within the batch) fails the call
+  // naming the index of the document, and nothing is written. Returns the `_id`s in order.
+  result<std::vector<value>> insert_many(std::string_view collection, std::vector<document> docs,
+                                         const scan_control& control = {});
+  // Replace the document with `_id` == id, keeping `_id` first. `doc` may repeat the same
+  // `_id`; a different one is an error ("_id is immutable"). No match: matched = 0.
+  result<replace_outcome> replace(std::string_view collection, const value& id, document doc);
+  // Delete by `_id`; returns the number deleted (0 or 1).
+  result<std::uint64_t> remove(std::string_view collection, const value& id);
+  // Catalog an (empty) collection; false when it already existed.
+  result<bool> create_collection(std::string_view collection);
+  // Drop a collection, its documents and metadata; returns how many documents were removed.
+  // An unknown collection is an error with a did-you-mean hint when a close name exists.
+  result<std::uint64_t> drop_collection(std::string_view collection);
+
+  // A Markdown manual: collections, counts, sampled field paths with their types, indexes.
+  result<std::string> describe() const;
+
+  // Deterministic canonical export: for each collection in name order a header line
+  // {"collection":"users","count":N}, then its documents in `_id` order, each as one line of
+  // canonical Extended JSON. Byte-identical for the same data whatever the insertion order.
+  // `sink` gets one line at a time without the '\n'; returning false stops the dump early.
+  status dump(const std::function<bool(std::string_view line)>& sink,
+              const scan_control& control = {}) const;
+
+  struct impl;
+
+ private:
+  explicit store(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+// Open stores shared across threads, one per canonical path, opened on first use and kept
+// open until close_all() or destruction. Thread-safe.
+class store_registry {
+ public:
+  store_registry();
+  ~store_registry();
+  result<std::shared_ptr<store>> open(const std::string& path);
+  void close_all();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// The closest name to `name` among `candidates` (edit distance ≤ 2, or a case-insensitive
+// match), or "" — for did-you-mean hints.
+std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
+
+}  // namespace omgdb::engine

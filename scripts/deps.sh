@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages omgdb needs to build and test, and only the missing ones.
+# Idempotent and non-interactive: a second run on a complete machine installs nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
+  librocksdb-dev libbson-dev libpcre2-dev libssl-dev
+  libtomlplusplus-dev libcli11-dev doctest-dev
+  libpq-dev libmariadb-dev libsqlite3-dev libsystemd-dev
+  nodejs npm
+)
+if [ "${OMGDB_DEPS_EXTRA:-}" != "" ]; then
+  read -r -a extra <<<"$OMGDB_DEPS_EXTRA"
+  packages+=("${extra[@]}")
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+# A node binary that did not come from Debian's package (the image ships its own) is fine.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  kept=()
+  for p in "${missing[@]}"; do
+    case "$p" in nodejs|npm) ;; *) kept+=("$p") ;; esac
+  done
+  missing=("${kept[@]+"${kept[@]}"}")
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all packages present"
+  exit 0
+fi
+echo "deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
