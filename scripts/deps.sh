@@ -9,7 +9,7 @@ packages=(
   librocksdb-dev libbson-dev libpcre2-dev libssl-dev
   libtomlplusplus-dev libcli11-dev doctest-dev
   libpq-dev libmariadb-dev libsqlite3-dev libsystemd-dev
-  nodejs npm
+  nodejs npm python3
 )
 if [ "${OMGDB_DEPS_EXTRA:-}" != "" ]; then
   read -r -a extra <<<"$OMGDB_DEPS_EXTRA"
@@ -21,14 +21,17 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$status" = "installed" ] || missing+=("$p")
 done
-# A node binary that did not come from Debian's package (the image ships its own) is fine.
-if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
-  kept=()
-  for p in "${missing[@]}"; do
-    case "$p" in nodejs|npm) ;; *) kept+=("$p") ;; esac
-  done
-  missing=("${kept[@]+"${kept[@]}"}")
-fi
+# Tools already on PATH from elsewhere (an image's own Node.js or Python) are fine as they are.
+kept=()
+for p in "${missing[@]+"${missing[@]}"}"; do
+  case "$p" in
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+    python3) command -v python3 >/dev/null 2>&1 && continue ;;
+  esac
+  kept+=("$p")
+done
+missing=("${kept[@]+"${kept[@]}"}")
 if [ ${#missing[@]} -eq 0 ]; then
   echo "deps: all packages present"
   exit 0

@@ -1,0 +1,168 @@
+#include "daemon/commands.hpp"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <iostream>
+#include <limits>
+
+#include "auth/scope.hpp"
+#include "common/json.hpp"
+#include "common/log.hpp"
+#include "engine/store.hpp"
+#include "mcp/server.hpp"
+#include "tools/catalog.hpp"
+#include "transports/stdio.hpp"
+
+namespace omgdb::daemon {
+namespace bj = boost::json;
+
+namespace {
+
+std::optional<auth::scope> scope_or_complain(const std::string& text) {
+  auto s = auth::parse_scope(text);
+  if (!s) {
+    std::cerr << "omgdb: unknown scope `" << text
+              << "`: use read (alias ro), read-write (aliases write, rw) or dangerous (alias all)\n";
+  }
+  return s;
+}
+
+void write_stdout(std::string_view text) {
+  std::cout << text;
+  if (text.empty() || text.back() != '\n') std::cout << '\n';
+  std::cout.flush();
+}
+
+}  // namespace
+
+int run_mcp(const mcp_command& cmd) {
+  auto scope = scope_or_complain(cmd.scope);
+  if (!scope) return 2;
+  auto stores = std::make_shared<engine::store_registry>();
+  mcp::server_options opts;
+  opts.scope = *scope;
+  opts.max_result_bytes = cmd.max_result_bytes;
+  opts.workers = cmd.workers;
+  int status = 0;
+  {
+    mcp::server srv(opts, tools::document_tools(stores));
+    log::info("serving MCP on stdio at scope " + std::string(auth::to_string(*scope)));
+    transports::stdio_options io;
+    io.on_signal_exit = [stores] { stores->close_all(); };
+    status = transports::run_stdio(srv, *scope, io);
+  }
+  stores->close_all();
+  return status;
+}
+
+int run_tools_list(const std::string& scope_text, bool as_json) {
+  auto scope = scope_or_complain(scope_text);
+  if (!scope) return 2;
+  auto stores = std::make_shared<engine::store_registry>();
+  auto all = tools::document_tools(stores);
+  bj::array list;
+  std::string table;
+  std::size_t shown = 0;
+  for (const auto& t : all) {
+    if (!auth::allows(*scope, t.required_scope)) continue;
+    ++shown;
+    if (as_json) {
+      list.push_back(mcp::describe(t));
+      continue;
+    }
+    std::string params;
+    for (const auto& p : t.params) {
+      if (!params.empty()) params += ", ";
+      params += p.name + (p.required ? "" : "?");
+    }
+    table += t.name + std::string(t.name.size() < 20 ? 20 - t.name.size() : 1, ' ') +
+             std::string(auth::to_string(t.required_scope)) + "  (" + params + ")\n    " + t.description + "\n";
+  }
+  if (as_json) {
+    write_stdout(json::serialize(bj::object{{"tools", std::move(list)}}));
+  } else {
+    write_stdout(std::to_string(shown) + " tools at scope " + std::string(auth::to_string(*scope)) + ":\n" + table);
+  }
+  return 0;
+}
+
+int run_create(const std::string& path) {
+  auto s = engine::store::create(path);
+  if (!s) {
+    std::cerr << "omgdb: " << s.error().message << "\n";
+    return 1;
+  }
+  std::cout << "created store " << path << "\n";
+  return 0;
+}
+
+int run_dump(const std::string& path) {
+  auto st = engine::store::open(path);
+  if (!st) {
+    std::cerr << "omgdb: " << st.error().message << "\n";
+    return 1;
+  }
+  std::string buf;
+  auto s = (*st)->dump([&](std::string_view line) {
+    buf.append(line);
+    buf.push_back('\n');
+    if (buf.size() > (1 << 16)) {
+      std::cout << buf;
+      buf.clear();
+    }
+    return static_cast<bool>(std::cout);
+  });
+  std::cout << buf;
+  std::cout.flush();
+  if (!s) {
+    std::cerr << "omgdb: " << s.error().message << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int run_tool_command(const std::string& name, const std::string& arguments_json) {
+  auto args = json::parse_strict(arguments_json);
+  if (!args || !args->is_object()) {
+    std::cerr << "omgdb: invalid arguments: " << (args ? "not an object" : args.error().message) << "\n";
+    return 2;
+  }
+  auto stores = std::make_shared<engine::store_registry>();
+  auto all = tools::document_tools(stores);
+  const mcp::tool* t = nullptr;
+  for (const auto& candidate : all) {
+    if (candidate.name == name) t = &candidate;
+  }
+  if (!t) {
+    std::cerr << "omgdb: no tool `" << name << "`\n";
+    return 2;
+  }
+  mcp::tool_result r;
+  if (auto problem = mcp::check_arguments(*t, args->get_object())) {
+    r = mcp::tool_result::failure(*problem);
+  } else {
+    mcp::call_context ctx;
+    ctx.scope = auth::scope::dangerous;
+    ctx.max_result_bytes = std::numeric_limits<std::size_t>::max() / 2;
+    ctx.log = [](mcp::log_level, const std::string& m) { log::debug(m); };
+    r = t->handler(args->get_object(), ctx);
+  }
+  stores->close_all();
+  if (r.is_error) {
+    for (const auto& text : r.texts) std::cerr << "omgdb: " << text << "\n";
+    return 1;
+  }
+  for (std::size_t i = 0; i < r.texts.size(); ++i) {
+    if (i == 0) {
+      std::cout << r.texts[i];
+      if (!r.texts[i].empty() && r.texts[i].back() != '\n') std::cout << '\n';
+    } else {
+      std::cerr << r.texts[i] << "\n";
+    }
+  }
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace omgdb::daemon

@@ -1,0 +1,120 @@
+// omgdb — entry point: parses the command line and runs one subcommand.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "auth/scope.hpp"
+#include "common/json.hpp"
+#include "daemon/commands.hpp"
+
+namespace {
+
+// JSON text for a command-line `_id`: JSON as given, else the raw text as a string.
+std::string id_json(const std::string& raw) {
+  if (omgdb::json::parse_strict(raw)) return raw;
+  std::string out;
+  omgdb::json::append_quoted(out, raw);
+  return out;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out;
+  omgdb::json::append_quoted(out, s);
+  return out;
+}
+
+// A JSON argument given on the command line, checked before use.
+bool check_json(const std::string& what, const std::string& text) {
+  auto r = omgdb::json::parse_strict(text);
+  if (!r) {
+    std::cerr << "omgdb: " << what << " is not valid JSON: " << r.error().message << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"omgdb — a document store and SQL gateway for coding agents, over MCP"};
+  app.set_version_flag("--version", std::string("omgdb ") + OMGDB_VERSION);
+  app.require_subcommand(1);
+
+  omgdb::daemon::mcp_command mcp;
+  auto* mcp_cmd = app.add_subcommand("mcp", "Serve MCP over stdio (newline-delimited JSON-RPC)");
+  mcp_cmd->add_option("--scope", mcp.scope,
+                      "Capability ceiling: read (ro), read-write (write, rw; default) or dangerous (all)");
+  mcp_cmd->add_option("--max-result-bytes", mcp.max_result_bytes,
+                      "Largest tool result in bytes; bigger results are cut and say how to continue")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+  mcp_cmd->add_option("--workers", mcp.workers, "Tool worker threads (default: one per core, at least 2)");
+
+  std::string path, collection, json_arg, filter = "{}", sort, scope = "read-write";
+  long long skip = -1, limit = -1;
+  bool as_json = false;
+
+  auto* create_cmd = app.add_subcommand("create", "Create an empty store (a directory)");
+  create_cmd->add_option("PATH", path, "Store directory to create")->required();
+
+  auto* insert_cmd = app.add_subcommand("insert", "Insert one JSON document");
+  insert_cmd->add_option("PATH", path)->required();
+  insert_cmd->add_option("COLLECTION", collection)->required();
+  insert_cmd->add_option("JSON", json_arg, "The document, e.g. '{\"name\":\"ana\"}'")->required();
+
+  auto* find_cmd = app.add_subcommand("find", "Print matching documents as NDJSON");
+  find_cmd->add_option("PATH", path)->required();
+  find_cmd->add_option("COLLECTION", collection)->required();
+  find_cmd->add_option("FILTER", filter, "MongoDB-style filter (default {})");
+  find_cmd->add_option("--sort", sort, "Sort specification, e.g. '{\"age\":-1}'");
+  find_cmd->add_option("--skip", skip)->check(CLI::NonNegativeNumber);
+  find_cmd->add_option("--limit", limit)->check(CLI::NonNegativeNumber);
+
+  auto* get_cmd = app.add_subcommand("get", "Print one document by _id");
+  get_cmd->add_option("PATH", path)->required();
+  get_cmd->add_option("COLLECTION", collection)->required();
+  get_cmd->add_option("ID", json_arg, "The _id as JSON (5, \"abc\", {\"$oid\":\"…\"}); other text is a string")
+      ->required();
+
+  auto* inspect_cmd = app.add_subcommand("inspect", "Print collections and document counts as JSON");
+  inspect_cmd->add_option("PATH", path)->required();
+
+  auto* dump_cmd = app.add_subcommand("dump", "Print a deterministic canonical export of every document");
+  dump_cmd->add_option("PATH", path)->required();
+
+  auto* tools_cmd = app.add_subcommand("tools", "Print the MCP tool catalogue at a scope");
+  tools_cmd->add_option("--scope", scope, "read, read-write (default) or dangerous");
+  tools_cmd->add_flag("--json", as_json, "Print the tools/list entries as JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  using namespace omgdb::daemon;
+  if (*mcp_cmd) return run_mcp(mcp);
+  if (*tools_cmd) return run_tools_list(scope, as_json);
+  if (*create_cmd) return run_create(path);
+  if (*dump_cmd) return run_dump(path);
+  if (*inspect_cmd) return run_tool_command("inspect", "{\"path\":" + quoted(path) + "}");
+  if (*insert_cmd) {
+    if (!check_json("JSON", json_arg)) return 2;
+    return run_tool_command("insert", "{\"path\":" + quoted(path) + ",\"collection\":" + quoted(collection) +
+                                          ",\"document\":" + json_arg + "}");
+  }
+  if (*get_cmd) {
+    return run_tool_command("get", "{\"path\":" + quoted(path) + ",\"collection\":" + quoted(collection) +
+                                       ",\"id\":" + id_json(json_arg) + "}");
+  }
+  if (*find_cmd) {
+    if (!check_json("FILTER", filter) || (!sort.empty() && !check_json("--sort", sort))) return 2;
+    std::string args = "{\"path\":" + quoted(path) + ",\"collection\":" + quoted(collection) + ",\"filter\":" + filter;
+    if (!sort.empty()) args += ",\"sort\":" + sort;
+    if (skip >= 0) args += ",\"skip\":" + std::to_string(skip);
+    if (limit >= 0) args += ",\"limit\":" + std::to_string(limit);
+    return run_tool_command("find", args + "}");
+  }
+  return 2;
+}

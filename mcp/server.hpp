@@ -1,0 +1,44 @@
+// omgdb mcp — what every session of one process shares: the tool table, the worker pool and
+// the server's limits. Transport-agnostic: a transport creates one `session` per client.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "auth/scope.hpp"
+#include "mcp/tool.hpp"
+#include "mcp/worker_pool.hpp"
+
+namespace omgdb::mcp {
+
+struct server_options {
+  auth::scope scope = auth::scope::read_write;  // the server's ceiling (--scope)
+  std::size_t max_result_bytes = 1 << 20;        // per tool result (--max-result-bytes)
+  std::size_t workers = 0;                       // 0: one per core, at least 2
+  std::size_t max_queue = 256;                   // tool calls waiting for a worker
+  std::string version = OMGDB_VERSION;
+};
+
+class server {
+ public:
+  server(server_options options, std::vector<tool> tools);
+
+  const server_options& options() const noexcept { return options_; }
+  const tool* find(std::string_view name) const noexcept;
+  // Tools whose required scope is within `ceiling`, in catalogue order.
+  std::vector<const tool*> visible(auth::scope ceiling) const;
+  const std::vector<tool>& tools() const noexcept { return tools_; }
+  worker_pool& pool() noexcept { return *pool_; }
+
+ private:
+  server_options options_;
+  std::vector<tool> tools_;
+  std::unordered_map<std::string, std::size_t> by_name_;
+  std::unique_ptr<worker_pool> pool_;
+};
+
+}  // namespace omgdb::mcp

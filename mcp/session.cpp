@@ -1,0 +1,296 @@
+#include "mcp/session.hpp"
+
+#include <chrono>
+#include <exception>
+#include <new>
+
+#include "common/json.hpp"
+#include "common/log.hpp"
+
+namespace omgdb::mcp {
+namespace bj = boost::json;
+
+namespace {
+
+constexpr std::string_view level_names[] = {"debug",    "info",  "notice", "warning",
+                                            "error",    "critical", "alert", "emergency"};
+
+int parse_level(std::string_view s) {
+  for (int i = 0; i < 8; ++i) {
+    if (level_names[i] == s) return i;
+  }
+  return -1;
+}
+
+bj::value text_result(const tool_result& r) {
+  bj::array content;
+  for (const auto& t : r.texts) content.push_back(bj::object{{"type", "text"}, {"text", t}});
+  return bj::object{{"content", std::move(content)}, {"isError", r.is_error}};
+}
+
+}  // namespace
+
+struct session::call_state {
+  bj::value id;
+  std::string key;  // serialized id
+  const tool* target = nullptr;
+  bj::object args;
+  bj::value progress_token;  // null when absent
+  std::atomic<bool> cancelled{false};
+  std::mutex progress_mu;
+  double last_progress = -1;
+  double last_total = 0;
+};
+
+std::string_view negotiate_version(const bj::value* requested) noexcept {
+  if (!requested || !requested->is_string()) return "2024-11-05";
+  std::string_view want(requested->get_string().data(), requested->get_string().size());
+  for (auto v : supported_versions) {
+    if (v == want) return v;
+  }
+  return supported_versions[0];
+}
+
+session::session(server& srv, auth::scope ceiling, send_fn send)
+    : server_(srv), ceiling_(ceiling), send_(std::move(send)), log_level_(3 /* warning */) {}
+
+session::~session() {
+  cancel_all();
+  wait_idle();
+}
+
+std::string session::negotiated_version() const {
+  std::lock_guard lock(mu_);
+  return version_;
+}
+
+void session::handle_text(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+  if (i == text.size()) return;  // blank line
+  auto parsed = json::parse(text);
+  if (!parsed) {
+    log::debug("ignored a line that is not JSON: " + parsed.error().message);
+    return;
+  }
+  if (!parsed->value.is_object()) return;
+  handle(parsed->value, parsed->violation);
+}
+
+void session::handle(const bj::value& msg, const std::string& violation) {
+  const bj::object& obj = msg.get_object();
+  auto mit = obj.find("method");
+  if (mit == obj.end() || !mit->value().is_string()) return;  // responses and junk are ignored
+  std::string method(mit->value().get_string());
+  auto iit = obj.find("id");
+  bool is_request = iit != obj.end();
+  bj::value id = is_request ? iit->value() : bj::value();
+
+  static const bj::object empty;
+  const bj::object* params = &empty;
+  if (auto pit = obj.find("params"); pit != obj.end() && !pit->value().is_null()) {
+    if (!pit->value().is_object()) {
+      if (is_request) reply_error(id, -32602, "invalid params");
+      return;
+    }
+    params = &pit->value().get_object();
+  }
+
+  if (!is_request) {
+    if (method == "notifications/cancelled") on_cancelled(*params);
+    else if (method == "notifications/initialized") initialized_ = true;
+    return;  // every notification, known or not, gets no reply
+  }
+  if (method == "initialize") return on_initialize(id, *params);
+  if (method == "ping") return reply_result(id, bj::object{});
+  if (method == "tools/list") return on_tools_list(id, *params);
+  if (method == "tools/call") return on_tools_call(id, *params, violation);
+  if (method == "logging/setLevel") return on_set_level(id, *params);
+  reply_error(id, -32601, "method not found");
+}
+
+void session::on_initialize(const bj::value& id, const bj::object& params) {
+  auto pv = params.find("protocolVersion");
+  std::string_view version = negotiate_version(pv == params.end() ? nullptr : &pv->value());
+  {
+    std::lock_guard lock(mu_);
+    version_ = std::string(version);
+  }
+  bj::object caps{{"tools", bj::object{{"listChanged", false}}}, {"logging", bj::object{}}};
+  bj::object info{{"name", "omgdb"}, {"version", server_.options().version}};
+  reply_result(id, bj::object{{"protocolVersion", version},
+                              {"capabilities", std::move(caps)},
+                              {"serverInfo", std::move(info)}});
+}
+
+void session::on_tools_list(const bj::value& id, const bj::object& params) {
+  if (auto c = params.find("cursor"); c != params.end() && !c->value().is_null()) {
+    return reply_error(id, -32602, "invalid cursor: this server returns every tool in one page");
+  }
+  bj::array list;
+  for (const tool* t : server_.visible(ceiling_)) list.push_back(describe(*t));
+  reply_result(id, bj::object{{"tools", std::move(list)}});
+}
+
+void session::on_set_level(const bj::value& id, const bj::object& params) {
+  auto it = params.find("level");
+  int lvl = -1;
+  if (it != params.end() && it->value().is_string()) {
+    lvl = parse_level(std::string_view(it->value().get_string().data(), it->value().get_string().size()));
+  }
+  if (lvl < 0) {
+    return reply_error(id, -32602,
+                       "invalid log level: expected one of debug, info, notice, warning, error, "
+                       "critical, alert, emergency");
+  }
+  log_level_ = lvl;
+  reply_result(id, bj::object{});
+}
+
+void session::on_cancelled(const bj::object& params) {
+  auto it = params.find("requestId");
+  if (it == params.end()) return;
+  std::string key = json::serialize(it->value());
+  std::lock_guard lock(mu_);
+  auto [b, e] = calls_.equal_range(key);
+  for (auto c = b; c != e; ++c) c->second->cancelled = true;
+}
+
+void session::on_tools_call(const bj::value& id, const bj::object& params,
+                            const std::string& violation) {
+  auto nit = params.find("name");
+  if (nit == params.end() || !nit->value().is_string()) {
+    return reply_error(id, -32602, "missing tool name");
+  }
+  std::string name(nit->value().get_string());
+  auto fail = [&](const std::string& message) {
+    reply_result(id, text_result(tool_result::failure(message)));
+  };
+  const tool* t = server_.find(name);
+  if (!t) return fail("unknown tool `" + name + "`");
+  if (!auth::allows(ceiling_, t->required_scope)) {
+    return fail("tool `" + name + "` requires `" + std::string(auth::to_string(t->required_scope)) +
+                "` scope but this server runs with `" + std::string(auth::to_string(ceiling_)) +
+                "` scope");
+  }
+  if (!violation.empty()) return fail("invalid JSON in the request: " + violation);
+  auto call = std::make_shared<call_state>();
+  if (auto ait = params.find("arguments"); ait != params.end() && !ait->value().is_null()) {
+    if (!ait->value().is_object()) return fail("`arguments` must be an object");
+    call->args = ait->value().get_object();
+  }
+  if (auto problem = check_arguments(*t, call->args)) return fail(*problem);
+  if (auto mit = params.find("_meta"); mit != params.end() && mit->value().is_object()) {
+    if (auto tk = mit->value().get_object().find("progressToken");
+        tk != mit->value().get_object().end() && (tk->value().is_string() || tk->value().is_number())) {
+      call->progress_token = tk->value();
+    }
+  }
+  call->id = id;
+  call->key = json::serialize(id);
+  call->target = t;
+  {
+    std::lock_guard lock(mu_);
+    calls_.emplace(call->key, call);
+  }
+  auto self = shared_from_this();
+  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); });
+  if (!queued) {
+    finish_call(call, std::string());
+    fail("server busy: " + std::to_string(server_.pool().max_queue()) +
+         " tool calls are already waiting; retry shortly");
+  }
+}
+
+void session::run_call(const std::shared_ptr<call_state>& call) {
+  if (call->cancelled) return finish_call(call, std::string());
+  call_context ctx;
+  ctx.scope = ceiling_;
+  ctx.cancelled = &call->cancelled;
+  ctx.max_result_bytes = server_.options().max_result_bytes;
+  ctx.progress = [this, call](double progress, double total, const std::string& message) {
+    if (call->progress_token.is_null() || call->cancelled) return;
+    std::lock_guard lock(call->progress_mu);
+    if (progress <= call->last_progress) return;  // progress must strictly increase
+    call->last_progress = progress;
+    call->last_total = total;
+    bj::object p{{"progressToken", call->progress_token}, {"progress", progress}};
+    if (total > 0) p["total"] = total;
+    if (!message.empty()) p["message"] = message;
+    notify("notifications/progress", std::move(p));
+  };
+  ctx.log = [this](log_level level, const std::string& message) {
+    log::write(level >= log_level::error ? log::level::error
+               : level >= log_level::warning ? log::level::warning
+               : level >= log_level::info ? log::level::info : log::level::debug,
+               message);
+    if (static_cast<int>(level) < log_level_.load()) return;
+    notify("notifications/message",
+           bj::object{{"level", level_names[static_cast<int>(level)]}, {"logger", "omgdb"}, {"data", message}});
+  };
+
+  tool_result r;
+  auto started = std::chrono::steady_clock::now();
+  try {
+    r = call->target->handler(call->args, ctx);
+  } catch (const std::bad_alloc&) {
+    r = tool_result::failure("out of memory while running `" + call->target->name + "`");
+  } catch (const std::exception& e) {
+    r = tool_result::failure(std::string("internal error in `") + call->target->name + "`: " + e.what());
+  } catch (...) {
+    r = tool_result::failure("internal error in `" + call->target->name + "`");
+  }
+  if (call->cancelled) return finish_call(call, std::string());
+  auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
+  ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
+                                (r.is_error ? " (error)" : ""));
+  if (!call->progress_token.is_null()) {
+    double done = call->last_total > 0 ? call->last_total : std::max(1.0, call->last_progress + 1);
+    ctx.progress(done, done, "done");
+  }
+  std::string out;
+  out.reserve(256);
+  bj::object envelope{{"jsonrpc", "2.0"}, {"id", call->id}, {"result", text_result(r)}};
+  finish_call(call, json::serialize(envelope));
+}
+
+void session::finish_call(const std::shared_ptr<call_state>& call, std::string message) {
+  if (!message.empty()) send_(std::move(message));
+  std::lock_guard lock(mu_);
+  auto [b, e] = calls_.equal_range(call->key);
+  for (auto c = b; c != e; ++c) {
+    if (c->second == call) {
+      calls_.erase(c);
+      break;
+    }
+  }
+  if (calls_.empty()) idle_cv_.notify_all();
+}
+
+void session::cancel_all() {
+  std::lock_guard lock(mu_);
+  for (auto& [k, c] : calls_) c->cancelled = true;
+}
+
+void session::wait_idle() {
+  std::unique_lock lock(mu_);
+  idle_cv_.wait(lock, [this] { return calls_.empty(); });
+}
+
+void session::reply_result(const bj::value& id, bj::value result) {
+  bj::object envelope{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+  send_(json::serialize(envelope));
+}
+
+void session::reply_error(const bj::value& id, int code, std::string_view message) {
+  bj::object err{{"code", code}, {"message", message}};
+  bj::object envelope{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
+  send_(json::serialize(envelope));
+}
+
+void session::notify(std::string_view method, bj::object params) {
+  bj::object msg{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
+  send_(json::serialize(msg));
+}
+
+}  // namespace omgdb::mcp

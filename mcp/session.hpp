@@ -1,0 +1,87 @@
+// omgdb mcp — one client connection: JSON-RPC framing rules, lifecycle, and the dispatcher.
+//
+// The session is the single choke point of a request: method → tool exists → scope →
+// arguments → worker pool → result envelope. Rules (seeds/000 "JSON-RPC methods" and
+// "Error handling"):
+//  - lines that are blank, not a JSON object, or without a string `method` are ignored;
+//  - notifications (no `id`) never get a reply;
+//  - `params` present but not an object: -32602 "invalid params";
+//  - tools/call without a string `params.name`: -32602 "missing tool name";
+//  - any other method: -32601 "method not found" (also before initialize);
+//  - tool-level failures are results with isError true and one text block "Error: …".
+// Tool calls run on the server's worker pool and may complete out of order. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include <boost/json/value.hpp>
+
+#include "auth/scope.hpp"
+#include "mcp/server.hpp"
+
+namespace omgdb::mcp {
+
+// The protocol versions this server speaks, newest first.
+inline constexpr std::string_view supported_versions[] = {"2025-11-25", "2025-06-18",
+                                                          "2025-03-26", "2024-11-05"};
+
+// Version negotiation: the requested version when supported; an unknown one gets the newest;
+// none at all (no params.protocolVersion string) gets 2024-11-05.
+std::string_view negotiate_version(const boost::json::value* requested) noexcept;
+
+class session : public std::enable_shared_from_this<session> {
+ public:
+  // Sends one serialized JSON-RPC message (no trailing newline). Must be thread-safe.
+  using send_fn = std::function<void(std::string message)>;
+
+  session(server& srv, auth::scope ceiling, send_fn send);
+  ~session();
+
+  // One incoming message as text (a stdin line or an HTTP body).
+  void handle_text(std::string_view text);
+
+  // Cancels every call still queued or running; their replies are dropped.
+  void cancel_all();
+  // Blocks until no call of this session is queued or running.
+  void wait_idle();
+
+  auth::scope ceiling() const noexcept { return ceiling_; }
+  std::string negotiated_version() const;
+  bool initialized() const noexcept { return initialized_.load(); }
+
+ private:
+  struct call_state;
+
+  void handle(const boost::json::value& msg, const std::string& violation);
+  void reply_result(const boost::json::value& id, boost::json::value result);
+  void reply_error(const boost::json::value& id, int code, std::string_view message);
+  void on_initialize(const boost::json::value& id, const boost::json::object& params);
+  void on_tools_list(const boost::json::value& id, const boost::json::object& params);
+  void on_tools_call(const boost::json::value& id, const boost::json::object& params,
+                     const std::string& violation);
+  void on_set_level(const boost::json::value& id, const boost::json::object& params);
+  void on_cancelled(const boost::json::object& params);
+  void run_call(const std::shared_ptr<call_state>& call);
+  void finish_call(const std::shared_ptr<call_state>& call, std::string message);
+  void notify(std::string_view method, boost::json::object params);
+
+  server& server_;
+  auth::scope ceiling_;
+  send_fn send_;
+  std::atomic<bool> initialized_{false};
+  std::atomic<int> log_level_;
+
+  mutable std::mutex mu_;
+  std::condition_variable idle_cv_;
+  std::string version_;
+  std::multimap<std::string, std::shared_ptr<call_state>> calls_;  // by serialized id
+};
+
+}  // namespace omgdb::mcp

@@ -1,0 +1,97 @@
+// omgdb mcp — a tool is data: name, description, parameters, annotations, scope, handler.
+//
+// `tools/list` is generated from the same table that `tools/call` enforces, so what a client
+// is shown and what dispatch accepts can never disagree.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include "auth/scope.hpp"
+
+namespace omgdb::mcp {
+
+enum class param_type {
+  string,
+  integer,           // JSON Schema "integer": a number with no fractional part
+  number,
+  boolean,
+  object,
+  array,
+  array_of_objects,  // {"type":"array","items":{"type":"object"}}
+  any,               // {} — any JSON value
+};
+
+struct param {
+  std::string name;
+  param_type type = param_type::string;
+  bool required = true;
+};
+
+struct annotations {
+  bool read_only = false;    // readOnlyHint: touches nothing on disk
+  bool idempotent = false;   // idempotentHint
+  bool destructive = false;  // destructiveHint
+};
+
+enum class log_level { debug, info, notice, warning, error, critical, alert, emergency };
+
+// What a handler may use while it runs. Thread-safe; valid for the duration of the call.
+struct call_context {
+  auth::scope scope = auth::scope::read;
+  // Set by notifications/cancelled, session end or shutdown; long loops poll it.
+  const std::atomic<bool>* cancelled = nullptr;
+  // Reports progress; a no-op unless the caller sent a progressToken. `total` 0 = unknown.
+  std::function<void(double progress, double total, const std::string& message)> progress;
+  // Sends a log notification to the client (filtered by its logging/setLevel) and to stderr.
+  std::function<void(log_level, const std::string&)> log;
+  // Upper bound on the text a tool returns; larger results are cut at a record boundary.
+  std::size_t max_result_bytes = 1 << 20;
+
+  bool is_cancelled() const noexcept { return cancelled && cancelled->load(); }
+};
+
+// The body of a tools/call result: text blocks, flagged as an error or not.
+struct tool_result {
+  std::vector<std::string> texts;
+  bool is_error = false;
+
+  static tool_result text(std::string t) { return tool_result{{std::move(t)}, false}; }
+  // `message` without the "Error: " prefix, which this adds.
+  static tool_result failure(const std::string& message) {
+    return tool_result{{"Error: " + message}, true};
+  }
+};
+
+using tool_handler = std::function<tool_result(const boost::json::object& args, call_context& ctx)>;
+
+struct tool {
+  std::string name;
+  std::string description;
+  std::vector<param> params;
+  annotations hints;
+  auth::scope required_scope = auth::scope::read;
+  tool_handler handler;
+};
+
+// The tool's inputSchema: root type object, properties in declaration order, required
+// exactly the required params, additionalProperties false.
+boost::json::object input_schema(const tool& t);
+
+// The tools/list entry: name, description, inputSchema, annotations (readOnlyHint,
+// idempotentHint, destructiveHint, requiredScope).
+boost::json::object describe(const tool& t);
+
+// Checks `args` against the tool's params: every required one present, every present one of
+// the declared type, no unknown ones. Returns the error message (without "Error: "), or
+// nullopt when the arguments are acceptable.
+std::optional<std::string> check_arguments(const tool& t, const boost::json::object& args);
+
+}  // namespace omgdb::mcp

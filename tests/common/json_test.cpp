@@ -1,0 +1,67 @@
+#include <doctest/doctest.h>
+
+#include "common/json.hpp"
+
+using omgdb::json::parse;
+using omgdb::json::parse_strict;
+using omgdb::json::serialize;
+
+TEST_CASE("integers beyond the int64 range are reported, not rounded") {
+  auto r = parse(R"({"a":18446744073709551615})");
+  REQUIRE(r.ok());
+  CHECK(r->violation == "integer 18446744073709551615 is outside the 64-bit signed range");
+  auto big = parse("[123456789012345678901234567890]");
+  REQUIRE(big.ok());
+  CHECK(big->violation == "integer 123456789012345678901234567890 is outside the 64-bit signed range");
+  CHECK_FALSE(parse_strict("9223372036854775808").ok());
+  CHECK(parse_strict("9223372036854775807").ok());
+  CHECK(parse_strict("-9223372036854775808").ok());
+}
+
+TEST_CASE("numbers that overflow to infinity are reported") {
+  auto r = parse("{\"x\":-1.5e999}");
+  REQUIRE(r.ok());
+  CHECK(r->violation == "number -1.5e999 is too large to represent (not finite)");
+  CHECK(parse("1e308")->violation.empty());
+}
+
+TEST_CASE("duplicate keys are reported at any depth") {
+  CHECK(parse(R"({"a":1,"b":{"c":1,"c":2}})")->violation == "duplicate key \"c\" in an object");
+  CHECK(parse(R"({"a":{"x":1},"b":{"x":1}})")->violation.empty());
+  CHECK(parse(R"([{"k":1},{"k":2}])")->violation.empty());
+}
+
+TEST_CASE("a violation still yields the value so that a request id can be read") {
+  auto r = parse(R"({"id":7,"params":{"n":1e400}})");
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->violation.empty());
+  CHECK(r->value.as_object().at("id").as_int64() == 7);
+}
+
+TEST_CASE("syntax errors, invalid UTF-8, trailing data and deep nesting are errors") {
+  CHECK_FALSE(parse("{").ok());
+  CHECK_FALSE(parse("{} {}").ok());
+  CHECK_FALSE(parse("\"\xff\"").ok());
+  CHECK_FALSE(parse("[1,]").ok());
+  std::string deep(200, '[');
+  deep += std::string(200, ']');
+  CHECK_FALSE(parse(deep).ok());
+  std::string ok_depth(100, '[');
+  ok_depth += std::string(100, ']');
+  CHECK(parse(ok_depth).ok());
+  CHECK(parse("{").error().message.rfind("invalid JSON at byte", 0) == 0);
+}
+
+TEST_CASE("doubles serialize so that they read back as doubles") {
+  CHECK(serialize(boost::json::value(1.0)) == "1.0");
+  CHECK(serialize(boost::json::value(0.1)) == "0.1");
+  CHECK(serialize(boost::json::value(-0.0)) == "-0.0");
+  CHECK(serialize(boost::json::value(1e300)) == "1e+300");
+  CHECK(serialize(boost::json::value(std::int64_t{5})) == "5");
+}
+
+TEST_CASE("strings serialize with the escapes JSON requires and nothing else") {
+  CHECK(serialize(boost::json::value("a\"b\\c\n\x01é")) == "\"a\\\"b\\\\c\\n\\u0001é\"");
+  boost::json::object o{{"k", "v"}, {"n", nullptr}, {"t", true}};
+  CHECK(serialize(o) == R"({"k":"v","n":null,"t":true})");
+}

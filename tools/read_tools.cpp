@@ -1,0 +1,181 @@
+// The read tools (scope `read`) of seeds/000 that are implemented.
+#include <string>
+
+#include "common/json.hpp"
+#include "engine/ejson.hpp"
+#include "tools/args.hpp"
+#include "tools/catalog.hpp"
+
+namespace omgdb::tools {
+namespace bj = boost::json;
+using mcp::param;
+using mcp::param_type;
+using mcp::tool_result;
+
+namespace {
+
+const mcp::annotations read_only{true, true, false};
+
+param p_path{"path", param_type::string, true};
+param p_collection{"collection", param_type::string, true};
+
+std::string size_text(std::size_t bytes) {
+  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+tool_result get_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
+  auto st = open_store(stores, args);
+  if (!st) return tool_result::failure(st.error().message);
+  auto coll = required_string(args, "collection");
+  if (!coll) return tool_result::failure(coll.error().message);
+  auto id = id_arg(args, "id");
+  if (!id) return tool_result::failure(id.error().message);
+  auto doc = (*st)->get(*coll, *id);
+  if (!doc) return tool_result::failure(doc.error().message);
+  if (!doc->has_value()) return tool_result::text("null");
+  return tool_result::text(engine::to_json(**doc));
+}
+
+tool_result inspect_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
+  auto st = open_store(stores, args);
+  if (!st) return tool_result::failure(st.error().message);
+  auto colls = (*st)->collections();
+  if (!colls) return tool_result::failure(colls.error().message);
+  bj::array list;
+  for (const auto& c : *colls) list.push_back(bj::object{{"name", c.name}, {"documents", c.documents}});
+  return tool_result::text(json::serialize(bj::object{{"path", (*st)->path()}, {"collections", std::move(list)}}));
+}
+
+tool_result list_collections_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
+  auto st = open_store(stores, args);
+  if (!st) return tool_result::failure(st.error().message);
+  auto colls = (*st)->collections();
+  if (!colls) return tool_result::failure(colls.error().message);
+  bj::array names;
+  for (const auto& c : *colls) names.emplace_back(c.name);
+  return tool_result::text(json::serialize(names));
+}
+
+tool_result find_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx) {
+  auto st = open_store(stores, args);
+  if (!st) return tool_result::failure(st.error().message);
+  auto coll = required_string(args, "collection");
+  if (!coll) return tool_result::failure(coll.error().message);
+  engine::find_options opts;
+  auto filter = document_arg(args, "filter");
+  if (!filter) return tool_result::failure(filter.error().message);
+  auto sort = document_arg(args, "sort");
+  if (!sort) return tool_result::failure(sort.error().message);
+  auto skip = optional_count(args, "skip");
+  if (!skip) return tool_result::failure(skip.error().message);
+  auto limit = optional_count(args, "limit");
+  if (!limit) return tool_result::failure(limit.error().message);
+  opts.filter = std::move(*filter);
+  opts.sort = std::move(*sort);
+  opts.skip = skip->value_or(0);
+  opts.limit = *limit;
+  opts.max_bytes = ctx.max_result_bytes;
+  auto page = (*st)->find(*coll, opts, scan_hooks(ctx));
+  if (!page) return tool_result::failure(page.error().message);
+  tool_result r = tool_result::text(std::move(page->ndjson));
+  if (page->truncated) {
+    r.texts.push_back("Result cut at the " + size_text(ctx.max_result_bytes) + " reply limit after " +
+                      std::to_string(page->returned) + " documents. More documents match: call `find` " +
+                      "again with the same filter and sort and \"skip\": " + std::to_string(page->next_skip) +
+                      " to continue.");
+  }
+  return r;
+}
+
+tool_result count_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx) {
+  auto st = open_store(stores, args);
+  if (!st) return tool_result::failure(st.error().message);
+  auto coll = required_string(args, "collection");
+  if (!coll) return tool_result::failure(coll.error().message);
+  auto filter = document_arg(args, "filter");
+  if (!filter) return tool_result::failure(filter.error().message);
+  auto n = (*st)->count(*coll, *filter, scan_hooks(ctx));
+  if (!n) return tool_result::failure(n.error().message);
+  return tool_result::text(json::serialize(bj::object{{"count", *n}}));
+}
+
+tool_result describe_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
+  auto st = open_store(stores, args);
+  if (!st) return tool_result::failure(st.error().message);
+  auto md = (*st)->describe();
+  if (!md) return tool_result::failure(md.error().message);
+  return tool_result::text(std::move(*md));
+}
+
+tool_result dump_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx) {
+  auto st = open_store(stores, args);
+  if (!st) return tool_result::failure(st.error().message);
+  std::string out;
+  std::size_t lines = 0;
+  bool cut = false;
+  auto s = (*st)->dump(
+      [&](std::string_view line) {
+        if (out.size() + line.size() + 1 > ctx.max_result_bytes) {
+          cut = true;
+          return false;
+        }
+        out.append(line);
+        out.push_back('\n');
+        ++lines;
+        return true;
+      },
+      scan_hooks(ctx));
+  if (!s) return tool_result::failure(s.error().message);
+  tool_result r = tool_result::text(std::move(out));
+  if (cut) {
+    r.texts.push_back("Dump cut at the " + size_text(ctx.max_result_bytes) + " reply limit after " +
+                      std::to_string(lines) + " lines. For the complete export run `omgdb dump " +
+                      (*st)->path() + "` on the command line, or page through each collection with " +
+                      "`find` and `skip`.");
+  }
+  return r;
+}
+
+using handler_fn = tool_result (*)(engine::store_registry&, const bj::object&, mcp::call_context&);
+
+mcp::tool make(std::shared_ptr<engine::store_registry> stores, std::string name, std::string description,
+               std::vector<param> params, mcp::annotations hints, handler_fn fn) {
+  mcp::tool t;
+  t.name = std::move(name);
+  t.description = std::move(description);
+  t.params = std::move(params);
+  t.hints = hints;
+  t.required_scope = auth::scope::read;
+  t.handler = [stores, fn](const bj::object& args, mcp::call_context& ctx) { return fn(*stores, args, ctx); };
+  return t;
+}
+
+}  // namespace
+
+void add_read_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_registry> stores) {
+  out.push_back(make(stores, "get", "Fetch one document by exact `_id`.",
+                     {p_path, p_collection, {"id", param_type::any, true}}, read_only, get_tool));
+  out.push_back(make(stores, "inspect", "List collections and document counts as JSON.", {p_path},
+                     read_only, inspect_tool));
+  out.push_back(make(stores, "list_collections", "Every known collection in stable name order.",
+                     {p_path}, read_only, list_collections_tool));
+  out.push_back(make(stores, "find", "Find documents matching a MongoDB-style filter; returns NDJSON.",
+                     {p_path,
+                      p_collection,
+                      {"filter", param_type::object, false},
+                      {"sort", param_type::object, false},
+                      {"skip", param_type::integer, false},
+                      {"limit", param_type::integer, false}},
+                     read_only, find_tool));
+  out.push_back(make(stores, "count_documents",
+                     "Count matching documents through the direct query planner.",
+                     {p_path, p_collection, {"filter", param_type::object, false}}, read_only, count_tool));
+  out.push_back(make(stores, "describe", "Markdown manual of the database.", {p_path}, read_only,
+                     describe_tool));
+  out.push_back(make(stores, "dump", "Deterministic canonical export of every document.", {p_path},
+                     read_only, dump_tool));
+}
+
+}  // namespace omgdb::tools

@@ -1,0 +1,134 @@
+#include "transports/stdio.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "common/log.hpp"
+#include "mcp/session.hpp"
+
+namespace omgdb::transports {
+namespace asio = boost::asio;
+
+namespace {
+
+// Writes whole lines to one fd under a mutex; after the first failed write (the client went
+// away) further output is dropped.
+class line_writer {
+ public:
+  explicit line_writer(int fd) : fd_(fd) {}
+
+  void write_line(std::string message) {
+    message.push_back('\n');
+    std::lock_guard lock(mu_);
+    if (broken_) return;
+    const char* p = message.data();
+    std::size_t left = message.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        broken_ = true;
+        log::warning("stdout closed; dropping further output");
+        return;
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  int fd_;
+  bool broken_ = false;
+};
+
+}  // namespace
+
+int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  asio::io_context ioc;
+  auto guard = asio::make_work_guard(ioc);
+  auto writer = std::make_shared<line_writer>(options.out_fd);
+  auto sess = std::make_shared<mcp::session>(
+      srv, ceiling, [writer](std::string message) { writer->write_line(std::move(message)); });
+
+  bool interrupted = false;
+  asio::signal_set signals(ioc, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", stopping");
+    interrupted = true;
+    sess->cancel_all();
+    guard.reset();
+    ioc.stop();
+  });
+
+  // A blocking reader thread works for pipes, terminals and regular files alike (epoll
+  // refuses regular files); each complete line is handed to the event loop.
+  std::thread reader([&, sess] {
+    std::string buf;
+    std::string chunk(64 * 1024, '\0');
+    bool discarding = false;
+    for (;;) {
+      ssize_t n = ::read(options.in_fd, chunk.data(), chunk.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::size_t start = 0;
+      for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        if (chunk[i] != '\n') continue;
+        if (!discarding) {
+          buf.append(chunk, start, i - start);
+          asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+        }
+        buf = std::string();
+        discarding = false;
+        start = i + 1;
+      }
+      if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
+      if (!discarding && buf.size() > options.max_line_bytes) {
+        log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) +
+                     " bytes");
+        writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
+                           std::to_string(options.max_line_bytes) + R"( bytes"}})");
+        buf = std::string();
+        discarding = true;
+      }
+    }
+    if (!discarding && !buf.empty()) {
+      asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+    }
+    // End of input: let every posted line be dispatched, then wait for running calls.
+    std::promise<void> dispatched;
+    auto done = dispatched.get_future();
+    asio::post(ioc, [&dispatched] { dispatched.set_value(); });
+    if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) sess->wait_idle();
+    asio::post(ioc, [&] {
+      signals.cancel();
+      guard.reset();
+    });
+  });
+
+  ioc.run();
+  if (interrupted) {
+    // The reader may still be blocked in read(); it holds no resources worth waiting for.
+    sess->wait_idle();
+    if (options.on_signal_exit) options.on_signal_exit();
+    std::_Exit(0);
+  }
+  reader.join();
+  return 0;
+}
+
+}  // namespace omgdb::transports
