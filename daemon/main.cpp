@@ -19,7 +19,7 @@ std::string id_json(const std::string& raw) {
   return out;
 }
 
-std::string quoted(const std::string& s) {
+std::string json_str(const std::string& s) {
   std::string out;
   omgdb::json::append_quoted(out, s);
   return out;
@@ -98,19 +98,19 @@ int main(int argc, char** argv) {
   if (*tools_cmd) return run_tools_list(scope, as_json);
   if (*create_cmd) return run_create(path);
   if (*dump_cmd) return run_dump(path);
-  if (*inspect_cmd) return run_tool_command("inspect", "{\"path\":" + quoted(path) + "}");
+  if (*inspect_cmd) return run_tool_command("inspect", "{\"path\":" + json_str(path) + "}");
   if (*insert_cmd) {
     if (!check_json("JSON", json_arg)) return 2;
-    return run_tool_command("insert", "{\"path\":" + quoted(path) + ",\"collection\":" + quoted(collection) +
+    return run_tool_command("insert", "{\"path\":" + json_str(path) + ",\"collection\":" + json_str(collection) +
                                           ",\"document\":" + json_arg + "}");
   }
   if (*get_cmd) {
-    return run_tool_command("get", "{\"path\":" + quoted(path) + ",\"collection\":" + quoted(collection) +
+    return run_tool_command("get", "{\"path\":" + json_str(path) + ",\"collection\":" + json_str(collection) +
                                        ",\"id\":" + id_json(json_arg) + "}");
   }
   if (*find_cmd) {
     if (!check_json("FILTER", filter) || (!sort.empty() && !check_json("--sort", sort))) return 2;
-    std::string args = "{\"path\":" + quoted(path) + ",\"collection\":" + quoted(collection) + ",\"filter\":" + filter;
+    std::string args = "{\"path\":" + json_str(path) + ",\"collection\":" + json_str(collection) + ",\"filter\":" + filter;
     if (!sort.empty()) args += ",\"sort\":" + sort;
     if (skip >= 0) args += ",\"skip\":" + std::to_string(skip);
     if (limit >= 0) args += ",\"limit\":" + std::to_string(limit);

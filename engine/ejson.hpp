@@ -10,11 +10,17 @@
 //    $numberDecimal, $binary {base64, subType}, $regularExpression {pattern, options},
 //    $timestamp {t, i}, $minKey, $maxKey are recognised when they are the object's only key
 //    (the $binary / $regularExpression / $timestamp forms with their exact sub-keys);
-//  - a malformed wrapper (e.g. {"$oid":"xyz"}) is an error naming the wrapper;
-//  - nesting deeper than `max_depth` is an error.
+//    also $uuid ("8-4-4-4-12" hex, as binary subtype 4); regex options are sorted and must
+//    be among "ilmsux";
+//  - a malformed wrapper (e.g. {"$oid":"xyz"}) is an error naming the wrapper, and so is a
+//    wrapper key next to other keys ({"$oid":…, "x":1}); other $-keys ({"$gt":1}) are
+//    ordinary fields. The top-level object of document_from_json is never a wrapper;
+//  - nesting deeper than `max_depth` is an error (each object or array is one level, the
+//    outermost included; wrapper objects do not count).
 // Output:
 //  - relaxed: int32/int64 as plain numbers, doubles always with a '.', 'e' or as
-//    {"$numberDouble":"Infinity"|"-Infinity"|"NaN"}, dates as {"$date":"…Z"} for years
+//    {"$numberDouble":"Infinity"|"-Infinity"|"NaN"}, dates as {"$date":"…Z"}
+//    ("2024-01-02T03:04:05.000Z", always three fraction digits) for years
 //    1970–9999 else {"$date":{"$numberLong":"…"}}, other types in their wrapper form;
 //  - canonical: every number wrapped ({"$numberInt":"1"}, …), dates as
 //    {"$date":{"$numberLong":"…"}}: types survive a round trip exactly.

@@ -7,6 +7,8 @@
 // Supported operators are listed in docs/query-language.md; an unknown operator, a
 // malformed argument or an empty $and/$or/$nor is a compile error naming the operator and
 // the path, e.g. "unknown operator `$foo` at `age`".
+//
+// Thread safety: a compiled filter is immutable; several threads may match with it at once.
 #pragma once
 
 #include <memory>

@@ -7,7 +7,9 @@
 // `descending` inverts every byte of one component. MongoDB's KeyString is the model:
 // a type byte per bracket (MinKey, null, numbers, string, object, array, binary, ObjectId,
 // bool, date, timestamp, regex, MaxKey), numbers of every type in one order, strings escaped
-// (0x00 → 0x00 0xFF) and terminated with 0x00.
+// (0x00 → 0x00 0xFF) and terminated with 0x00 0x00 (two bytes, so that no key is a prefix
+// of another; the byte layout is described in keystring.cpp). decimal128 values take the key
+// of their nearest double, as compare() orders them.
 #pragma once
 
 #include <string>

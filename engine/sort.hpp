@@ -32,6 +32,8 @@ class sort_spec {
   int compare(const document& a, const document& b) const;
 
   // The sort key of one document: one value per key (min/max rule applied), then `_id`.
+  // An empty array at the end of a path (MongoDB's `undefined` key) appears as an empty
+  // array value, which compare_keys orders after MinKey and before null.
   array sort_key(const document& doc) const;
   int compare_keys(const array& a, const array& b) const;
 
@@ -41,7 +43,9 @@ class sort_spec {
 
 // Values at a dotted path, MongoDB style: traverses one array level per component, numeric
 // components index arrays (and also match fields literally named so). Appends every value
-// reached; `missing` is set when some branch ends on a missing field.
+// reached (an array ending the path contributes its elements, not itself; an element reached
+// by index is taken as is); `missing` is set when some branch ends on a missing field or on a
+// scalar where the path goes on. See engine/path.hpp.
 void values_at_path(const document& doc, std::string_view path, std::vector<const value*>& out,
                     bool& missing);
 

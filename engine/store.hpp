@@ -47,6 +47,8 @@ struct find_options {
   std::uint64_t skip = 0;
   std::optional<std::uint64_t> limit;   // none or 0: no limit (MongoDB treats 0 as none)
   std::size_t max_bytes = 1 << 20;      // cap on `ndjson`; the page ends at a document boundary
+                                        // (a first document larger than the cap is returned
+                                        // alone, so paging always advances)
 };
 
 struct find_page {
@@ -124,6 +126,13 @@ class store {
   // `sink` gets one line at a time without the '\n'; returning false stops the dump early.
   status dump(const std::function<bool(std::string_view line)>& sink,
               const scan_control& control = {}) const;
+
+  // Op-log records with seq > `after_seq` in seq order, at most `limit` of them (0: no
+  // limit), each as stored: {seq, op, collection, _id?, before?, after?, count?, batch, ts}
+  // where op is "insert" | "replace" | "delete" | "create_collection" | "drop_collection",
+  // before/after are whole documents, count (drop_collection only) the documents dropped,
+  // and batch the id shared by every record of one mutating call. For verify and rollback.
+  result<std::vector<document>> oplog(std::uint64_t after_seq = 0, std::size_t limit = 0) const;
 
   struct impl;
 

@@ -132,7 +132,8 @@ class value {
   const array& as_array() const { return std::get<array>(v_); }
   array& as_array() { return std::get<array>(v_); }
 
-  // Any numeric kind (int32, int64, double, decimal128) as a double.
+  // Any numeric kind (int32, int64, double, decimal128) as a double (int64 beyond 2^53 and
+  // decimals round to nearest). Any other kind gives NaN.
   double number_as_double() const;
 
   const storage& raw() const noexcept { return v_; }
@@ -159,6 +160,9 @@ int compare(const document& a, const document& b);
 bool equal(const value& a, const value& b);
 
 // Canonical rank of a value's type bracket in the comparison order (numbers share one rank).
+// The values are MongoDB's canonical type numbers: MinKey -1, null 5, numbers 10, string 15,
+// document 20, array 25, binary 30, ObjectId 35, bool 40, date 45, timestamp 47, regex 50,
+// MaxKey 127.
 int type_rank(const value& v);
 
 // First field named `name` in a document, or nullptr.

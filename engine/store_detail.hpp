@@ -1,0 +1,171 @@
+// omgdb engine — store internals shared by the store_*.cpp files. Not a public header.
+//
+// Key formats (all integers big-endian so that byte order is numeric order):
+//   meta   "format_version"        → u32             (store format; see k_format_version)
+//          "next_collection_id"    → u32             (next id to hand out; ids are never reused)
+//          "oplog_last_seq"        → u64             (seq of the newest op-log record)
+//          "oplog_last_batch"      → u64             (batch id of the newest mutating call)
+//          "catalog/" + name       → BSON {id: int64} (one entry per collection)
+//          "count/" + u32 id       → u64             (document counter of that collection)
+//   docs   u32 id + keystring(_id) → BSON document
+//   oplog  u64 seq                 → BSON {seq, op, collection, _id?, before?, after?, count?,
+//                                          batch, ts}
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rocksdb/db.h>
+
+#include "common/result.hpp"
+#include "engine/store.hpp"
+#include "engine/value.hpp"
+
+namespace omgdb::engine::detail {
+
+inline constexpr std::uint32_t k_format_version = 1;
+
+inline constexpr std::string_view k_meta_format_version = "format_version";
+inline constexpr std::string_view k_meta_next_collection = "next_collection_id";
+inline constexpr std::string_view k_meta_last_seq = "oplog_last_seq";
+inline constexpr std::string_view k_meta_last_batch = "oplog_last_batch";
+inline constexpr std::string_view k_meta_catalog_prefix = "catalog/";
+inline constexpr std::string_view k_meta_count_prefix = "count/";
+
+inline constexpr std::string_view k_lock_file = "omgdb.lock";
+inline constexpr std::size_t k_poll_every = 256;  // documents between scan_control polls
+
+void put_u32(std::string& out, std::uint32_t v);
+void put_u64(std::string& out, std::uint64_t v);
+// Decode a big-endian integer; nullopt when `bytes` has the wrong length.
+std::optional<std::uint32_t> get_u32(std::string_view bytes);
+std::optional<std::uint64_t> get_u64(std::string_view bytes);
+
+std::string catalog_key(std::string_view collection);
+std::string count_key(std::uint32_t collection_id);
+std::string docs_prefix(std::uint32_t collection_id);
+std::string doc_key(std::uint32_t collection_id, const value& id);
+std::string oplog_key(std::uint64_t seq);
+
+std::string hex(std::string_view bytes);
+inline rocksdb::Slice slice(std::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
+
+// `name` in backticks, for messages.
+std::string quoted_name(std::string_view name);
+
+// The error for a stored document whose bytes do not decode.
+failure corrupt_document(std::string_view collection, std::string_view key, const failure& why);
+// The error for a RocksDB failure during `what` (e.g. "read", "write").
+failure storage_error(const std::string& path, std::string_view what, const rocksdb::Status& s);
+
+// Collection-name rules of store.hpp; the error says which rule `name` breaks.
+status check_collection_name(std::string_view name);
+
+// Polls a scan_control: an error "cancelled" when its flag is set; calls progress.
+status poll(const scan_control& control, std::uint64_t done, std::uint64_t total);
+
+struct catalog_entry {
+  std::string name;
+  std::uint32_t id = 0;
+  std::uint64_t documents = 0;
+};
+
+// A released-on-scope-exit RocksDB snapshot. Declare it before any iterator reading through
+// it, so the iterator is destroyed first.
+class snapshot_guard {
+ public:
+  explicit snapshot_guard(rocksdb::DB* db) : db_(db), snap_(db->GetSnapshot()) {}
+  ~snapshot_guard() { db_->ReleaseSnapshot(snap_); }
+  snapshot_guard(const snapshot_guard&) = delete;
+  snapshot_guard& operator=(const snapshot_guard&) = delete;
+  const rocksdb::Snapshot* get() const noexcept { return snap_; }
+  rocksdb::ReadOptions read_options() const {
+    rocksdb::ReadOptions ro;
+    ro.snapshot = snap_;
+    return ro;
+  }
+
+ private:
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snap_;
+};
+
+}  // namespace omgdb::engine::detail
+
+namespace omgdb::engine {
+
+struct store::impl {
+  std::string path;  // as the caller spelled it, for messages
+  rocksdb::DB* db = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;  // every open family, destroyed on close
+  rocksdb::ColumnFamilyHandle* meta = nullptr;
+  rocksdb::ColumnFamilyHandle* docs = nullptr;
+  rocksdb::ColumnFamilyHandle* idx = nullptr;
+  rocksdb::ColumnFamilyHandle* oplog = nullptr;
+  int lock_fd = -1;
+
+  // Serializes every mutating call; guards last_seq / last_batch.
+  std::mutex writer;
+  std::uint64_t last_seq = 0;
+  std::uint64_t last_batch = 0;
+
+  impl() = default;
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+  ~impl();  // closes the database, then releases the lock (store_open.cpp)
+
+  // Catalog (store_catalog.cpp). `ro` selects the snapshot; writers pass default options
+  // (latest state) while holding `writer`.
+  result<std::optional<detail::catalog_entry>> lookup(const rocksdb::ReadOptions& ro,
+                                                      std::string_view name) const;
+  result<std::vector<detail::catalog_entry>> list(const rocksdb::ReadOptions& ro) const;
+  result<std::uint64_t> read_count(const rocksdb::ReadOptions& ro, std::uint32_t id) const;
+  result<std::uint32_t> read_next_collection_id(const rocksdb::ReadOptions& ro) const;
+  // "collection `x` does not exist" plus a did-you-mean hint when a close name exists.
+  failure unknown_collection(std::string_view name) const;
+
+  // Reads and decodes one stored document (store_read.cpp); nullopt when absent.
+  result<std::optional<document>> read_document(const rocksdb::ReadOptions& ro,
+                                                std::string_view collection,
+                                                std::uint32_t id, const value& doc_id) const;
+};
+
+}  // namespace omgdb::engine
+
+namespace omgdb::engine::detail {
+
+// One mutating call's atomic WriteBatch: documents, counters, catalog entries and the op-log
+// records, written once with sync = true (store_oplog.cpp). Use only while holding
+// `store::impl::writer`; nothing reaches the database (or the in-memory seq counters) unless
+// commit() succeeds.
+class write_txn {
+ public:
+  explicit write_txn(store::impl& s);
+  rocksdb::WriteBatch& batch() noexcept { return batch_; }
+
+  // Appends the record {seq, op, collection, _id?, before?, after?, count?, batch, ts}.
+  // `before` / `after` are the documents' stored BSON bytes (copied in, never re-encoded).
+  status log(std::string_view op, std::string_view collection, const value* id = nullptr,
+             std::string_view before = {}, std::string_view after = {},
+             std::optional<std::uint64_t> count = std::nullopt);
+
+  // Catalogs `name` under a fresh id with a zero counter and logs create_collection.
+  result<catalog_entry> create_collection(std::string_view name);
+  void put_count(std::uint32_t collection_id, std::uint64_t documents);
+
+  status commit();
+
+ private:
+  store::impl& s_;
+  rocksdb::WriteBatch batch_;
+  std::uint64_t seq_;
+  std::uint64_t batch_id_;
+  std::optional<std::uint32_t> next_collection_id_;
+};
+
+}  // namespace omgdb::engine::detail

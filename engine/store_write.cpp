@@ -1,0 +1,297 @@
+// omgdb engine — insert, insert_many, replace, remove, create_collection, drop_collection.
+//
+// Every call takes the store's writer mutex, validates everything first, then builds one
+// write_txn (documents + counters + catalog + op-log) and commits it with sync = true. Any
+// error before the commit leaves the database untouched.
+#include <bson/bson.h>
+
+#include <unordered_set>
+
+#include "engine/bson_codec.hpp"
+#include "engine/ejson.hpp"
+#include "engine/store_detail.hpp"
+
+namespace omgdb::engine {
+namespace {
+
+using namespace detail;
+
+std::string join_path(const std::string& parent, std::string_view name) {
+  return parent.empty() ? std::string(name) : parent + "." + std::string(name);
+}
+
+status check_field_names(const document& doc, const std::string& parent);
+
+status check_value_names(const value& v, const std::string& path) {
+  if (v.is_document()) return check_field_names(v.as_document(), path);
+  if (v.is_array()) {
+    const auto& items = v.as_array();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (auto s = check_value_names(items[i], path + "." + std::to_string(i)); !s) return s;
+    }
+  }
+  return {};
+}
+
+// Field names at every depth (also inside arrays): no leading '$' (operator syntax) and no
+// '.' (path syntax), so every stored field is addressable by a dotted path.
+status check_field_names(const document& doc, const std::string& parent) {
+  for (const auto& f : doc) {
+    std::string where = join_path(parent, f.name);
+    if (!f.name.empty() && f.name.front() == '$') {
+      return make_error("invalid field name `" + where + "`: field names must not start with '$'");
+    }
+    if (f.name.find('.') != std::string::npos) {
+      return make_error("invalid field name `" + where + "`: field names must not contain '.'");
+    }
+    if (auto s = check_value_names(f.val, where); !s) return s;
+  }
+  return {};
+}
+
+status check_id(const value& id) {
+  if (id.is_array()) return make_error("_id cannot be an array");
+  if (std::holds_alternative<regex>(id.raw())) return make_error("_id cannot be a regular expression");
+  return {};
+}
+
+value new_object_id() {
+  bson_oid_t oid;
+  bson_oid_init(&oid, nullptr);
+  object_id out;
+  std::copy(std::begin(oid.bytes), std::end(oid.bytes), out.bytes.begin());
+  return value(out);
+}
+
+// Validates `doc` for insertion and puts `_id` first (generating an ObjectId when absent),
+// as MongoDB does. Returns the `_id`.
+result<value> prepare_insert(document& doc) {
+  std::size_t ids = 0;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    if (doc[i].name == "_id") {
+      ++ids;
+      at = i;
+    }
+  }
+  if (ids > 1) return make_error("duplicate field `_id` in the document");
+  if (ids == 0) {
+    doc.insert(doc.begin(), field{"_id", new_object_id()});
+  } else if (at != 0) {
+    field id = std::move(doc[at]);
+    doc.erase(doc.begin() + static_cast<std::ptrdiff_t>(at));
+    doc.insert(doc.begin(), std::move(id));
+  }
+  if (auto s = check_id(doc.front().val); !s) return std::move(s).error();
+  if (auto s = check_field_names(doc, ""); !s) return std::move(s).error();
+  return doc.front().val;
+}
+
+failure duplicate_id(const value& id, std::string_view collection) {
+  return make_error("duplicate _id " + to_json(id) + " in collection `" + std::string(collection) +
+                    "`");
+}
+
+failure at_index(std::size_t i, failure f) {
+  return make_error("document " + std::to_string(i) + ": " + f.message);
+}
+
+// Reads the stored bytes at `key` (latest state; the caller holds the writer mutex).
+result<std::optional<std::string>> read_raw(const store::impl& s, const std::string& key) {
+  std::string bytes;
+  auto st = s.db->Get(rocksdb::ReadOptions(), s.docs, key, &bytes);
+  if (st.IsNotFound()) return std::optional<std::string>{};
+  if (!st.ok()) return storage_error(s.path, "read", st);
+  return std::optional<std::string>(std::move(bytes));
+}
+
+// The core of insert and insert_many: all documents or none.
+result<std::vector<value>> insert_all(store::impl& s, std::string_view collection,
+                                      std::vector<document>& docs, bool many,
+                                      const scan_control& control) {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  std::lock_guard lock(s.writer);
+  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  if (!found) return std::move(found).error();
+
+  write_txn txn(s);
+  catalog_entry entry;
+  bool fresh = !found->has_value();
+  if (fresh) {
+    auto created = txn.create_collection(collection);
+    if (!created) return std::move(created).error();
+    entry = std::move(*created);
+  } else {
+    entry = std::move(**found);
+  }
+
+  auto fail = [&](std::size_t i, failure f) { return many ? at_index(i, std::move(f)) : f; };
+  std::vector<value> ids;
+  ids.reserve(docs.size());
+  std::unordered_set<std::string> batch_keys;  // duplicates within this call
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    if (i % k_poll_every == 0 && i != 0) {
+      if (auto p = poll(control, i, docs.size()); !p) return std::move(p).error();
+    }
+    auto id = prepare_insert(docs[i]);
+    if (!id) return fail(i, std::move(id).error());
+    std::string key = doc_key(entry.id, *id);
+    if (!batch_keys.insert(key).second) return fail(i, duplicate_id(*id, collection));
+    if (!fresh) {
+      auto existing = read_raw(s, key);
+      if (!existing) return std::move(existing).error();
+      if (existing->has_value()) return fail(i, duplicate_id(*id, collection));
+    }
+    auto bytes = to_bson(docs[i]);
+    if (!bytes) return fail(i, std::move(bytes).error());
+    txn.batch().Put(s.docs, key, *bytes);
+    if (auto l = txn.log("insert", collection, &*id, {}, *bytes); !l) return std::move(l).error();
+    ids.push_back(std::move(*id));
+  }
+  if (ids.empty() && !fresh) return ids;
+  if (auto p = poll(control, docs.size(), docs.size()); !p) return std::move(p).error();
+  txn.put_count(entry.id, entry.documents + ids.size());
+  if (auto c = txn.commit(); !c) return std::move(c).error();
+  return ids;
+}
+
+// The stored document at `key` decoded (to be sure it is sound before it enters the
+// op-log) together with its bytes.
+struct stored_doc {
+  std::string bytes;
+  document doc;
+};
+
+result<std::optional<stored_doc>> read_stored(const store::impl& s, std::string_view collection,
+                                              const std::string& key) {
+  auto raw = read_raw(s, key);
+  if (!raw) return std::move(raw).error();
+  if (!raw->has_value()) return std::optional<stored_doc>{};
+  auto doc = from_bson(**raw);
+  if (!doc) return corrupt_document(collection, key.substr(4), doc.error());
+  return std::optional<stored_doc>(stored_doc{std::move(**raw), std::move(*doc)});
+}
+
+}  // namespace
+
+result<value> store::insert(std::string_view collection, document doc) {
+  std::vector<document> docs;
+  docs.push_back(std::move(doc));
+  auto ids = insert_all(*impl_, collection, docs, false, {});
+  if (!ids) return std::move(ids).error();
+  return std::move(ids->front());
+}
+
+result<std::vector<value>> store::insert_many(std::string_view collection,
+                                              std::vector<document> docs,
+                                              const scan_control& control) {
+  if (docs.empty()) {
+    if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+    return std::vector<value>{};
+  }
+  return insert_all(*impl_, collection, docs, true, control);
+}
+
+result<replace_outcome> store::replace(std::string_view collection, const value& id,
+                                       document doc) {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  auto& s = *impl_;
+  std::lock_guard lock(s.writer);
+  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  if (!found) return std::move(found).error();
+  if (!found->has_value()) return replace_outcome{};
+  const catalog_entry& entry = **found;
+  std::string key = doc_key(entry.id, id);
+  auto old = read_stored(s, collection, key);
+  if (!old) return std::move(old).error();
+  if (!old->has_value()) return replace_outcome{};
+
+  // The stored `_id` stays (with its stored type); the replacement may repeat an equal one.
+  const value* kept = find_field((*old)->doc, "_id");
+  if (kept == nullptr) return corrupt_document(collection, key.substr(4), make_error("no _id"));
+  document next;
+  next.reserve(doc.size() + 1);
+  next.push_back(field{"_id", *kept});
+  for (auto& f : doc) {
+    if (f.name == "_id") {
+      if (!equal(f.val, *kept)) return make_error("_id is immutable");
+      continue;
+    }
+    next.push_back(std::move(f));
+  }
+  if (auto c = check_field_names(next, ""); !c) return std::move(c).error();
+  auto bytes = to_bson(next);
+  if (!bytes) return std::move(bytes).error();
+  if (*bytes == (*old)->bytes) return replace_outcome{1, 0};  // unchanged: nothing to write
+
+  write_txn txn(s);
+  txn.batch().Put(s.docs, key, *bytes);
+  if (auto l = txn.log("replace", collection, kept, (*old)->bytes, *bytes); !l) {
+    return std::move(l).error();
+  }
+  if (auto c = txn.commit(); !c) return std::move(c).error();
+  return replace_outcome{1, 1};
+}
+
+result<std::uint64_t> store::remove(std::string_view collection, const value& id) {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  auto& s = *impl_;
+  std::lock_guard lock(s.writer);
+  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  if (!found) return std::move(found).error();
+  if (!found->has_value()) return std::uint64_t{0};
+  const catalog_entry& entry = **found;
+  std::string key = doc_key(entry.id, id);
+  auto old = read_stored(s, collection, key);
+  if (!old) return std::move(old).error();
+  if (!old->has_value()) return std::uint64_t{0};
+  const value* stored_id = find_field((*old)->doc, "_id");
+
+  write_txn txn(s);
+  txn.batch().Delete(s.docs, key);
+  txn.put_count(entry.id, entry.documents > 0 ? entry.documents - 1 : 0);
+  if (auto l = txn.log("delete", collection, stored_id != nullptr ? stored_id : &id,
+                       (*old)->bytes);
+      !l) {
+    return std::move(l).error();
+  }
+  if (auto c = txn.commit(); !c) return std::move(c).error();
+  return std::uint64_t{1};
+}
+
+result<bool> store::create_collection(std::string_view collection) {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  auto& s = *impl_;
+  std::lock_guard lock(s.writer);
+  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  if (!found) return std::move(found).error();
+  if (found->has_value()) return false;
+  write_txn txn(s);
+  if (auto c = txn.create_collection(collection); !c) return std::move(c).error();
+  if (auto c = txn.commit(); !c) return std::move(c).error();
+  return true;
+}
+
+result<std::uint64_t> store::drop_collection(std::string_view collection) {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  auto& s = *impl_;
+  std::lock_guard lock(s.writer);
+  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  if (!found) return std::move(found).error();
+  if (!found->has_value()) return s.unknown_collection(collection);
+  const catalog_entry& entry = **found;
+
+  write_txn txn(s);
+  // Collection ids are never reused, so the range [id, id + 1) holds exactly its documents.
+  txn.batch().DeleteRange(s.docs, docs_prefix(entry.id), docs_prefix(entry.id + 1));
+  txn.batch().Delete(s.meta, catalog_key(collection));
+  txn.batch().Delete(s.meta, count_key(entry.id));
+  // One record for the whole drop (not one per document), holding the count.
+  if (auto l = txn.log("drop_collection", collection, nullptr, {}, {}, entry.documents); !l) {
+    return std::move(l).error();
+  }
+  if (auto c = txn.commit(); !c) return std::move(c).error();
+  return entry.documents;
+}
+
+}  // namespace omgdb::engine
