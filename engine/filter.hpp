@@ -11,7 +11,9 @@
 // Thread safety: a compiled filter is immutable; several threads may match with it at once.
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "common/result.hpp"
 #include "engine/value.hpp"
@@ -28,6 +30,16 @@ class filter {
   static result<filter> compile(const document& spec);
 
   bool matches(const document& doc) const;
+
+  // What a successful match found that updates and projections need.
+  struct match_details {
+    // For the positional `$` operator (update and projection): the index of the element that
+    // satisfied the filter in the first array traversed on a matched path (MongoDB's
+    // "elemMatchKey"); nullopt when no array was traversed.
+    std::optional<std::size_t> array_index;
+  };
+  // matches(doc), also filling `details` when it returns true.
+  bool matches(const document& doc, match_details& details) const;
   bool matches_everything() const noexcept;
 
   // If the filter pins `_id` to one value by equality ({_id: v} or {_id: {$eq: v}} at the top

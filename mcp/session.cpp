@@ -217,16 +217,17 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
     bj::object p{{"progressToken", call->progress_token}, {"progress", progress}};
     if (total > 0) p["total"] = total;
     if (!message.empty()) p["message"] = message;
-    notify("notifications/progress", std::move(p));
+    notify("notifications/progress", std::move(p), call->key);
   };
-  ctx.log = [this](log_level level, const std::string& message) {
+  ctx.log = [this, call](log_level level, const std::string& message) {
     log::write(level >= log_level::error ? log::level::error
                : level >= log_level::warning ? log::level::warning
                : level >= log_level::info ? log::level::info : log::level::debug,
                message);
     if (static_cast<int>(level) < log_level_.load()) return;
     notify("notifications/message",
-           bj::object{{"level", level_names[static_cast<int>(level)]}, {"logger", "omgdb"}, {"data", message}});
+           bj::object{{"level", level_names[static_cast<int>(level)]}, {"logger", "omgdb"}, {"data", message}},
+           call->key);
   };
 
   tool_result r;
@@ -255,7 +256,7 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
 }
 
 void session::finish_call(const std::shared_ptr<call_state>& call, std::string message) {
-  if (!message.empty()) send_(std::move(message));
+  if (!message.empty()) send_(std::move(message), call->key);
   std::lock_guard lock(mu_);
   auto [b, e] = calls_.equal_range(call->key);
   for (auto c = b; c != e; ++c) {
@@ -279,18 +280,18 @@ void session::wait_idle() {
 
 void session::reply_result(const bj::value& id, bj::value result) {
   bj::object envelope{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-  send_(json::serialize(envelope));
+  send_(json::serialize(envelope), json::serialize(id));
 }
 
 void session::reply_error(const bj::value& id, int code, std::string_view message) {
   bj::object err{{"code", code}, {"message", message}};
   bj::object envelope{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
-  send_(json::serialize(envelope));
+  send_(json::serialize(envelope), json::serialize(id));
 }
 
-void session::notify(std::string_view method, bj::object params) {
+void session::notify(std::string_view method, bj::object params, std::string_view related) {
   bj::object msg{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
-  send_(json::serialize(msg));
+  send_(json::serialize(msg), related);
 }
 
 }  // namespace omgdb::mcp

@@ -38,8 +38,11 @@ std::string_view negotiate_version(const boost::json::value* requested) noexcept
 
 class session : public std::enable_shared_from_this<session> {
  public:
-  // Sends one serialized JSON-RPC message (no trailing newline). Must be thread-safe.
-  using send_fn = std::function<void(std::string message)>;
+  // Sends one serialized JSON-RPC message (no trailing newline). `related` is the serialized
+  // id of the request the message answers or reports on (a response, or a progress or log
+  // notification of a running call), or "" for a message unrelated to any request; an HTTP
+  // transport routes by it. Must be thread-safe.
+  using send_fn = std::function<void(std::string message, std::string_view related)>;
 
   session(server& srv, auth::scope ceiling, send_fn send);
   ~session();
@@ -70,7 +73,7 @@ class session : public std::enable_shared_from_this<session> {
   void on_cancelled(const boost::json::object& params);
   void run_call(const std::shared_ptr<call_state>& call);
   void finish_call(const std::shared_ptr<call_state>& call, std::string message);
-  void notify(std::string_view method, boost::json::object params);
+  void notify(std::string_view method, boost::json::object params, std::string_view related);
 
   server& server_;
   auth::scope ceiling_;

@@ -21,7 +21,7 @@ struct outbox {
   std::vector<bj::object> messages;
 
   mcp::session::send_fn sender() {
-    return [this](std::string m) {
+    return [this](std::string m, std::string_view) {
       auto v = json::parse_strict(m);
       REQUIRE(v.ok());
       std::lock_guard lock(mu);
