@@ -90,6 +90,11 @@ class handler {
   }
   bool on_double(double d, bj::string_view s, bj::error_code&) {
     number_text.append(s.data(), s.size());
+    // Boost.JSON 1.81 sometimes rounds the last digit wrongly (5.043497672979824e-118 reads
+    // as …825e-118); std::from_chars is correctly rounded, so the text decides.
+    double exact = 0;
+    auto [end, ec] = std::from_chars(number_text.data(), number_text.data() + number_text.size(), exact);
+    if (ec == std::errc() && end == number_text.data() + number_text.size()) d = exact;
     if (number_text.find_first_of(".eE") == std::string::npos) {
       note("integer " + number_text + " is outside the 64-bit signed range");
     } else if (!std::isfinite(d)) {

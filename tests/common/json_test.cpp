@@ -65,3 +65,13 @@ TEST_CASE("strings serialize with the escapes JSON requires and nothing else") {
   boost::json::object o{{"k", "v"}, {"n", nullptr}, {"t", true}};
   CHECK(serialize(o) == R"({"k":"v","n":null,"t":true})");
 }
+
+TEST_CASE("doubles are read correctly rounded, as std::from_chars reads them") {
+  auto v = parse_strict("[5.043497672979824e-118, 0.1, 1.7976931348623157e308, 4.9e-324]");
+  REQUIRE(v.ok());
+  const auto& a = v->as_array();
+  CHECK(a[0].as_double() == 5.043497672979824e-118);
+  CHECK(a[1].as_double() == 0.1);
+  CHECK(a[2].as_double() == 1.7976931348623157e308);
+  CHECK(a[3].as_double() == 4.9e-324);
+}
