@@ -85,6 +85,10 @@ void session::handle(const bj::value& msg, const std::string& violation) {
   auto iit = obj.find("id");
   bool is_request = iit != obj.end();
   bj::value id = is_request ? iit->value() : bj::value();
+  if (is_request && !id.is_string() && !id.is_number()) {
+    // MCP ids are strings or numbers, never null; such a message cannot be answered normally.
+    return reply_error(id, -32600, "invalid request: `id` must be a string or a number");
+  }
 
   static const bj::object empty;
   const bj::object* params = &empty;
@@ -230,6 +234,9 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
            call->key);
   };
 
+  // A first notification as the call starts (not one as it ends: clients such as the
+  // TypeScript SDK drop a progress notification that arrives in the same read as the result).
+  ctx.progress(0, 0, "started");
   tool_result r;
   auto started = std::chrono::steady_clock::now();
   try {
@@ -245,12 +252,6 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
   ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
                                 (r.is_error ? " (error)" : ""));
-  if (!call->progress_token.is_null()) {
-    double done = call->last_total > 0 ? call->last_total : std::max(1.0, call->last_progress + 1);
-    ctx.progress(done, done, "done");
-  }
-  std::string out;
-  out.reserve(256);
   bj::object envelope{{"jsonrpc", "2.0"}, {"id", call->id}, {"result", text_result(r)}};
   finish_call(call, json::serialize(envelope));
 }

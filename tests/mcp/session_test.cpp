@@ -174,10 +174,10 @@ TEST_CASE("progress notifications echo the client's token and strictly increase"
       seen.push_back(m.at("params").at("progress").to_number<double>());
     }
   }
-  REQUIRE(seen.size() == 3);  // 1, 2, then completion at the total
-  CHECK(seen[0] == 1);
-  CHECK(seen[1] == 2);
-  CHECK(seen[2] == 4);
+  REQUIRE(seen.size() == 3);  // 0 as the call starts, then the handler's 1 and 2 (1 repeated is dropped)
+  CHECK(seen[0] == 0);
+  CHECK(seen[1] == 1);
+  CHECK(seen[2] == 2);
   CHECK(out.response(7).has_value());
 }
 
