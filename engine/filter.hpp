@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "common/result.hpp"
 #include "engine/value.hpp"
@@ -29,6 +30,9 @@ class filter {
 
   static result<filter> compile(const document& spec);
 
+  // A `$expr` that fails at run time (e.g. "can't $divide by zero") makes both matches()
+  // throw engine::expression_error (engine/expr.hpp); catch it where the filter came from
+  // user input and report what() as the error (store::find/count/distinct do).
   bool matches(const document& doc) const;
 
   // What a successful match found that updates and projections need.
@@ -37,8 +41,18 @@ class filter {
     // satisfied the filter in the first array traversed on a matched path (MongoDB's
     // "elemMatchKey"); nullopt when no array was traversed.
     std::optional<std::size_t> array_index;
+    // The dotted path (as the filter spelled it) that leads to that array: "grades" for
+    // {"grades.score": {$gt: 1}} on grades: [{score: 0}, {score: 2}] (array_index 1).
+    std::string array_path;
   };
-  // matches(doc), also filling `details` when it returns true.
+  // matches(doc), also filling `details` when it returns true (reset first). MongoDB's rule:
+  // a condition on a path records the element of the first array it expanded on the way to
+  // the value that satisfied it ({grades: {$gte: 85}} on grades: [80, 90] → 1); `$elemMatch`
+  // on an array reached without expansion records the element that matched. An implicit or
+  // explicit $and evaluates its conditions in order and each one that records overwrites
+  // the previous, so the LAST recording condition wins ({a: 1, b: 2} on a: [1], b: [0, 2]
+  // → 1, from b). $or, $nor, $not, $ne, $nin, $expr and an array matched whole ({a: [1, 2]})
+  // record nothing. Reaching an element by a numeric component ("a.0") is not an expansion.
   bool matches(const document& doc, match_details& details) const;
   bool matches_everything() const noexcept;
 

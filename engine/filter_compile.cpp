@@ -109,7 +109,17 @@ class parser {
         return {};
       }
       if (f.name == "$comment") return {};
-      if (f.name == "$expr") return make_error("`$expr` is not supported yet");
+      if (f.name == "$expr") {
+        if (elem_match_depth_ > 0) {
+          return make_error("`$expr` can only be used at the top level of a filter, not inside `$elemMatch`");
+        }
+        auto e = expression::compile(f.val);
+        if (!e) return make_error("`$expr`: " + e.error().message);
+        auto n = std::make_unique<expr_node>();
+        n->expr = std::move(*e);
+        out.push_back(std::move(n));
+        return {};
+      }
       return make_error("unknown top-level operator " + quoted(f.name));
     }
     const path::components parts = path::split(f.name);
@@ -320,6 +330,8 @@ class parser {
     return conjunction(std::move(nodes));
   }
 
+  int elem_match_depth_ = 0;  // > 0 while parsing an $elemMatch sub-filter ($expr is refused)
+
   result<node_ptr> elem_match(std::string_view where, const path::components& parts,
                               const value& arg) {
     if (!arg.is_document()) {
@@ -339,7 +351,9 @@ class parser {
     auto n = at<elem_match_object_node>(parts);
     n->leaf = path::leaf_arrays::array_only;
     if (!spec.empty()) {
+      ++elem_match_depth_;
       auto sub = query(spec);
+      --elem_match_depth_;
       if (!sub) return std::move(sub).error();
       n->sub = std::move(*sub);
     }

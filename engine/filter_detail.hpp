@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "engine/expr.hpp"
 #include "engine/filter.hpp"
 #include "engine/path.hpp"
 #include "engine/value.hpp"
@@ -27,6 +28,16 @@ struct filter::node {
   // One value, no path and no array traversal: how $elemMatch {$gt: 1, …} tests each
   // element. nullptr means "missing".
   virtual bool matches_value(const value* v) const = 0;
+  // matches(obj), also recording the positional element in `details` (filter.hpp). Only
+  // AND nodes and path nodes record; the default (used by $or, $nor, $not, $expr) does not.
+  virtual bool matches_detailed(const path::object_view& obj, match_details& details) const {
+    return matches(obj);
+  }
+  // matches_value(v); the $elemMatch nodes also set `element` to the index of the array
+  // element that satisfied them.
+  virtual bool matches_value_keyed(const value* v, std::int64_t& element) const {
+    return matches_value(v);
+  }
 };
 
 namespace filter_detail {
@@ -40,6 +51,7 @@ struct logical_node final : filter::node {
   std::vector<node_ptr> children;
   bool matches(const path::object_view& obj) const override;
   bool matches_value(const value* v) const override;
+  bool matches_detailed(const path::object_view& obj, filter::match_details& details) const override;
 };
 
 struct not_node final : filter::node {
@@ -59,6 +71,7 @@ struct path_node : filter::node {
   path::components parts;
   path::leaf_arrays leaf = path::leaf_arrays::elements_and_array;
   bool matches(const path::object_view& obj) const final;
+  bool matches_detailed(const path::object_view& obj, filter::match_details& details) const final;
 };
 
 // A compiled PCRE2 pattern (libpcre2-8, UTF mode). Matching allocates its own match data,
@@ -124,12 +137,23 @@ struct size_node final : path_node {  // leaf = array_only
 struct elem_match_object_node final : path_node {
   node_ptr sub;  // nullptr: {$elemMatch: {}}
   bool matches_value(const value* v) const override;
+  bool matches_value_keyed(const value* v, std::int64_t& element) const override;
 };
 
 // {$elemMatch: {$op: …, …}}: some element passes every condition by `matches_value`.
 struct elem_match_value_node final : path_node {
   std::vector<node_ptr> conditions;
   bool matches_value(const value* v) const override;
+  bool matches_value_keyed(const value* v, std::int64_t& element) const override;
+};
+
+// {$expr: <aggregation expression>}: the expression is truthy for the document. Only at the
+// top level of a filter (possibly inside $and/$or/$nor), never inside $elemMatch. A run-time
+// failure of the expression throws expression_error out of filter::matches.
+struct expr_node final : filter::node {
+  expression expr;
+  bool matches(const path::object_view& obj) const override;
+  bool matches_value(const value*) const override { return false; }
 };
 
 // filter_compile.cpp: the whole filter document. nullptr for a filter with no conditions.

@@ -52,11 +52,57 @@ bool logical_node::matches_value(const value* v) const {
   return false;
 }
 
+bool logical_node::matches_detailed(const path::object_view& obj, filter::match_details& details) const {
+  if (op != logic::and_) return matches(obj);  // MongoDB's $or and $nor record nothing
+  for (const node_ptr& c : children) {
+    if (!c->matches_detailed(obj, details)) return false;
+  }
+  return true;
+}
+
 bool not_node::matches(const path::object_view& obj) const { return !child->matches(obj); }
+
+bool expr_node::matches(const path::object_view& obj) const {
+  if (obj.doc == nullptr) return false;
+  auto v = expr.evaluate(*obj.doc);
+  if (!v) throw expression_error(v.error().message);
+  return expr_truthy(*v);
+}
 bool not_node::matches_value(const value* v) const { return !child->matches_value(v); }
 
 bool path_node::matches(const path::object_view& obj) const {
   return path::walk(obj, parts, leaf, [this](const value* v) { return matches_value(v); });
+}
+
+namespace {
+
+std::string joined(const path::components& parts, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < n && i < parts.size(); ++i) {
+    if (i > 0) out += '.';
+    out += parts[i].name;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool path_node::matches_detailed(const path::object_view& obj, filter::match_details& details) const {
+  auto visit = [&](const value* v, const path::array_position& p) {
+    std::int64_t element = -1;
+    if (!matches_value_keyed(v, element)) return false;
+    // The outer expansion wins over the element $elemMatch found (MongoDB overwrites the
+    // elemMatchKey with the iterator's array offset).
+    if (p.index >= 0) {
+      details.array_index = static_cast<std::size_t>(p.index);
+      details.array_path = joined(parts, p.depth);
+    } else if (element >= 0) {
+      details.array_index = static_cast<std::size_t>(element);
+      details.array_path = joined(parts, parts.size());
+    }
+    return true;
+  };
+  return path::walk_positional(obj, parts, leaf, visit);
 }
 
 bool compare_node::matches_value(const value* v) const {
@@ -120,8 +166,15 @@ bool size_node::matches_value(const value* v) const {
 }
 
 bool elem_match_object_node::matches_value(const value* v) const {
+  std::int64_t element = -1;
+  return matches_value_keyed(v, element);
+}
+
+bool elem_match_object_node::matches_value_keyed(const value* v, std::int64_t& element) const {
   if (v == nullptr || !v->is_array()) return false;
-  for (const value& e : v->as_array()) {
+  const array& elems = v->as_array();
+  for (std::size_t idx = 0; idx < elems.size(); ++idx) {
+    const value& e = elems[idx];
     path::object_view view;
     if (e.is_document()) {
       view.doc = &e.as_document();
@@ -130,17 +183,30 @@ bool elem_match_object_node::matches_value(const value* v) const {
     } else {
       continue;
     }
-    if (!sub || sub->matches(view)) return true;
+    if (!sub || sub->matches(view)) {
+      element = static_cast<std::int64_t>(idx);
+      return true;
+    }
   }
   return false;
 }
 
 bool elem_match_value_node::matches_value(const value* v) const {
+  std::int64_t element = -1;
+  return matches_value_keyed(v, element);
+}
+
+bool elem_match_value_node::matches_value_keyed(const value* v, std::int64_t& element) const {
   if (v == nullptr || !v->is_array()) return false;
-  for (const value& e : v->as_array()) {
+  const array& elems = v->as_array();
+  for (std::size_t idx = 0; idx < elems.size(); ++idx) {
+    const value& e = elems[idx];
     const bool all = std::all_of(conditions.begin(), conditions.end(),
                                  [&](const node_ptr& c) { return c->matches_value(&e); });
-    if (all) return true;
+    if (all) {
+      element = static_cast<std::int64_t>(idx);
+      return true;
+    }
   }
   return false;
 }
@@ -192,6 +258,11 @@ result<filter> filter::compile(const document& spec) {
 
 bool filter::matches(const document& doc) const {
   return !root_ || root_->matches(path::object_view{&doc, nullptr});
+}
+
+bool filter::matches(const document& doc, match_details& details) const {
+  details = match_details{};
+  return !root_ || root_->matches_detailed(path::object_view{&doc, nullptr}, details);
 }
 
 bool filter::matches_everything() const noexcept { return !root_; }

@@ -72,4 +72,37 @@ class visitor_ref {
 // as soon as `visit` does.
 bool walk(const object_view& root, const components& parts, leaf_arrays mode, visitor_ref visit);
 
+// Where a value reached by `walk_positional` came from: the first array the walk expanded
+// implicitly on the way (MongoDB's "array offset" of the element iterator). `index` is the
+// element's position in that array and `depth` the number of path components that lead to
+// the array (so parts[0 .. depth) name it); index -1 when no array was expanded. Reaching an
+// element by a numeric component ("a.0") is not an expansion, and an array reported whole at
+// the end of the path has no index of its own.
+struct array_position {
+  std::int64_t index = -1;
+  std::size_t depth = 0;
+};
+
+// A non-owning callable `bool(const value*, const array_position&)`, as visitor_ref.
+class positional_visitor_ref {
+ public:
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, positional_visitor_ref>)
+  positional_visitor_ref(F&& f) noexcept  // NOLINT: implicit by design
+      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* o, const value* v, const array_position& p) -> bool {
+          return (*static_cast<std::remove_reference_t<F>*>(o))(v, p);
+        }) {}
+  bool operator()(const value* v, const array_position& p) const { return call_(obj_, v, p); }
+
+ private:
+  void* obj_;
+  bool (*call_)(void*, const value*, const array_position&);
+};
+
+// `walk`, also telling the visitor where each value came from (for filter match details).
+// Visits the same values in the same order as `walk`.
+bool walk_positional(const object_view& root, const components& parts, leaf_arrays mode,
+                     positional_visitor_ref visit);
+
 }  // namespace omgdb::engine::path

@@ -49,6 +49,15 @@ struct find_options {
   std::size_t max_bytes = 1 << 20;      // cap on `ndjson`; the page ends at a document boundary
                                         // (a first document larger than the cap is returned
                                         // alone, so paging always advances)
+  // --- read side (projection, keyset, distinct) ---
+  // Keyset pagination: only documents strictly after (sort key, `_id`) in the query's order.
+  // after_id alone pages an `_id`-only sort ({} or {_id: ±1}); any other sort also needs
+  // after_sort_key, holding a value for exactly each sort key (the values find_page::
+  // last_sort_key reported). after_sort_key without after_id, or with other keys, is an error.
+  std::optional<value> after_id;
+  std::optional<document> after_sort_key;
+  document projection;                  // engine/projection.hpp; {}: whole documents
+  // --- end of read side ---
 };
 
 struct find_page {
@@ -56,6 +65,16 @@ struct find_page {
   std::uint64_t returned = 0;
   bool truncated = false;               // stopped by max_bytes before the last match
   std::uint64_t next_skip = 0;          // when truncated: the `skip` that continues the result
+  // --- read side (projection, keyset, distinct) ---
+  bool more = false;                    // more documents match after this page (cut by limit
+                                        // or max_bytes)
+  // When more: where the next page starts, for find_options::after_id / after_sort_key. The
+  // sort values are those the sort used for the last document returned (min/max rule
+  // applied; an empty array stands for an empty array at the end of the path); absent for an
+  // `_id`-only sort.
+  value last_id;
+  std::optional<document> last_sort_key;
+  // --- end of read side ---
 };
 
 struct replace_outcome {
@@ -133,6 +152,110 @@ class store {
   // before/after are whole documents, count (drop_collection only) the documents dropped,
   // and batch the id shared by every record of one mutating call. For verify and rollback.
   result<std::vector<document>> oplog(std::uint64_t after_seq = 0, std::size_t limit = 0) const;
+
+  // --- write side (updates, bulk, import) ---
+  // Writes by filter (engine/store_update.cpp, store_bulk*.cpp, store_import.cpp). Each call
+  // is one atomic WriteBatch (sync = true) holding the documents, counters and op-log records
+  // (op "update" with before/after images, "insert", "delete"; one batch id per call); a
+  // failed call writes nothing. Filters and updates follow docs/query-language.md and
+  // docs/update-language.md; documents are visited in `_id` order.
+  struct update_request {
+    document filter;                      // {}: every document
+    document update;                      // operators only (engine/update.hpp)
+    array array_filters;
+    // update_one only: when nothing matches, this document with the update applied in
+    // inserting mode ($setOnInsert applies) is inserted. Without it there is no upsert.
+    std::optional<document> upsert_document;
+    // Exceeding a bound is an error that writes nothing and names the bound and its value.
+    std::optional<std::uint64_t> max_scanned_documents;  // documents examined; default: none
+    std::optional<std::uint64_t> max_mutations;          // documents modified; default: none
+  };
+  struct update_result {
+    std::uint64_t matched = 0;
+    std::uint64_t modified = 0;
+    std::optional<value> upserted_id;
+  };
+  struct delete_request {
+    document filter;
+    std::optional<std::uint64_t> max_scanned_documents;
+    std::optional<std::uint64_t> max_mutations;  // documents deleted
+  };
+  struct find_and_update_result {
+    std::optional<document> before;  // nullopt: nothing matched
+    std::optional<document> after;   // equal to before when the update changed nothing
+  };
+  // One step of a bulk_write program (the JSON format is docs/bulk-write.md).
+  struct bulk_step {
+    enum class kind { insert, insert_many, update_one, update_many, replace, delete_one, delete_many };
+    kind op = kind::insert;
+    std::string collection;
+    std::vector<document> documents;  // insert: one; insert_many: all; replace: the new one
+    value id;                         // replace, delete
+    update_request update;            // update_one, update_many; delete_many uses its filter
+  };
+  struct bulk_options {
+    std::uint64_t max_operations = 1000;                              // steps in the program
+    std::optional<std::uint64_t> max_scanned_documents_per_operation;  // per filter step
+    std::optional<std::uint64_t> max_mutations;  // documents inserted + modified + deleted in all
+  };
+  struct bulk_step_result {
+    bulk_step::kind op = bulk_step::kind::insert;
+    std::vector<value> inserted_ids;  // insert, insert_many, and an upsert's id
+    std::uint64_t matched = 0;
+    std::uint64_t modified = 0;
+    std::uint64_t deleted = 0;
+    std::optional<value> upserted_id;
+  };
+  struct import_result {
+    std::uint64_t imported = 0;  // documents
+    std::uint64_t batches = 0;   // committed batches
+    std::uint64_t lines = 0;     // lines read, blank ones included
+  };
+
+  // The first match in `_id` order. No match and no upsert_document: matched = 0.
+  result<update_result> update_one(std::string_view collection, const update_request& request,
+                                   const scan_control& control = {});
+  // Every match (upsert_document must be absent).
+  result<update_result> update_many(std::string_view collection, const update_request& request,
+                                    const scan_control& control = {});
+  // Returns the number of documents deleted.
+  result<std::uint64_t> delete_many(std::string_view collection, const delete_request& request,
+                                    const scan_control& control = {});
+  // update_one without upsert, returning the first match's images.
+  result<find_and_update_result> find_one_and_update(std::string_view collection,
+                                                     const update_request& request,
+                                                     const scan_control& control = {});
+  // Runs the steps in order as one atomic transaction; later steps see earlier writes. An
+  // error in step k fails the whole program ("step 3 (update_one on `users`): …") and
+  // writes nothing.
+  result<std::vector<bulk_step_result>> bulk_write(const std::vector<bulk_step>& steps,
+                                                   const bulk_options& options,
+                                                   const scan_control& control = {});
+  // Parses a bulk_write program (docs/bulk-write.md); `version` must be 1.
+  static result<std::vector<bulk_step>> parse_bulk(std::int64_t version, const array& operations);
+  // Imports a JSON Lines file (one document per line, blank lines skipped) in atomic batches
+  // of `batch_size` documents (0 means 1000). A bad line (JSON, document rules, duplicate
+  // _id) fails its whole batch; the error lists the bad lines of that batch by line number
+  // and says how many documents and batches were committed before it. Progress reports
+  // bytes read of the file's size. A relative `file` is resolved against the working directory.
+  result<import_result> import_jsonl(std::string_view collection, const std::string& file,
+                                     std::uint64_t batch_size, const scan_control& control = {});
+  // --- end of write side ---
+
+  // --- read side (projection, keyset, distinct) ---
+  struct distinct_result {
+    array values;                       // distinct by value (1 == 1.0), in BSON order
+    bool truncated = false;             // more distinct values exist beyond `values`
+  };
+  // The distinct values at dotted `field` among the documents matching `filter`, MongoDB's
+  // way: arrays on the path are traversed, an array at the end contributes its elements
+  // (one level), missing fields contribute nothing. The first `max_values` (≥ 1) in BSON order
+  // are returned; of equal values (1 and 1.0) the first in `_id` order is kept. Errors: a bad
+  // path (empty, empty component, starting with '$'), max_values 0, a bad filter.
+  result<distinct_result> distinct(std::string_view collection, std::string_view field,
+                                   const document& filter, std::uint64_t max_values,
+                                   const scan_control& control = {}) const;
+  // --- end of read side ---
 
   struct impl;
 

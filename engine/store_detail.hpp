@@ -169,3 +169,151 @@ class write_txn {
 };
 
 }  // namespace omgdb::engine::detail
+
+// --- write side (updates, bulk, import) ---
+#include <functional>
+#include <map>
+
+namespace omgdb::engine::detail {
+
+// Field-name and `_id` rules for documents written by updates, bulk steps and imports (the
+// same rules insert applies): no field name starting with '$' or containing '.', at any
+// depth; `_id` not an array or regex. Errors name the field.
+status check_document_rules(const document& doc);
+// Puts `_id` first, generating an ObjectId when absent, and checks the rules above.
+result<value> prepare_new_document(document& doc);
+
+// A stored document as a write session sees it.
+struct session_doc {
+  std::string key;    // docs key
+  std::string bytes;  // stored BSON
+  document doc;
+};
+
+// The state of one mutating call that may touch several collections and read its own writes
+// (store_update_session.cpp): reads see the database plus this call's overlay; writes go to
+// the overlay and to one write_txn. The caller holds store::impl::writer for the session's
+// whole life; nothing is written unless commit() succeeds.
+class write_session {
+ public:
+  write_session(store::impl& s, const scan_control& control);
+
+  // The collection's catalog entry, cataloging it (in this transaction) when `create`;
+  // nullptr when it does not exist and !create. The pointer stays valid for the session.
+  result<catalog_entry*> collection(std::string_view name, bool create);
+
+  // Visits the documents of `c` in `_id` order (only the one with `_id` == *point when
+  // given). `visit` returns true to go on. Polls the scan_control every k_poll_every docs.
+  status scan(const catalog_entry& c, const value* point,
+              const std::function<result<bool>(session_doc&)>& visit);
+
+  // Inserts a new document (prepare_new_document rules; duplicate `_id` is an error).
+  result<value> insert(catalog_entry& c, document doc);
+  // Writes `next` over `old` (same `_id`) unless its bytes are identical; logs `op` with both
+  // images. Returns whether anything was written.
+  result<bool> overwrite(const catalog_entry& c, const session_doc& old, const document& next,
+                         std::string_view op);
+  status remove(catalog_entry& c, const session_doc& old);
+  result<std::optional<session_doc>> get(const catalog_entry& c, const value& id);
+
+  std::int64_t now_millis() const noexcept { return now_millis_; }
+  std::uint64_t mutations() const noexcept { return mutations_; }
+  status commit();
+
+ private:
+  result<std::optional<std::string>> read(const std::string& key);
+  status log_write(const catalog_entry& c, std::string_view op, const value* id,
+                   std::string_view before, std::string_view after);
+
+  store::impl& s_;
+  const scan_control& control_;
+  write_txn txn_;
+  std::map<std::string, std::optional<std::string>> overlay_;  // key -> bytes; nullopt: deleted
+  std::map<std::string, catalog_entry, std::less<>> collections_;
+  std::map<std::string, std::uint64_t, std::less<>> base_counts_;  // counts at first touch
+  std::int64_t now_millis_;
+  std::uint64_t mutations_ = 0;
+};
+
+// Bounds of one filter step; exceeding one is an error naming the bound and its value.
+struct write_bounds {
+  std::optional<std::uint64_t> max_scanned;
+  std::string scanned_name = "maxScannedDocuments";
+  std::optional<std::uint64_t> max_mutations;  // counted as session.mutations() - mutations_base
+  std::string mutations_name = "maxMutations";
+  std::uint64_t mutations_base = 0;
+};
+
+// The filter-driven writes on a session (store_update.cpp), shared by the single-call tools
+// and bulk_write. `images`, when given, receives the first match's before/after images.
+result<store::update_result> run_update(write_session& w, std::string_view collection,
+                                        const store::update_request& request, bool many,
+                                        const write_bounds& bounds,
+                                        store::find_and_update_result* images = nullptr);
+result<std::uint64_t> run_delete_many(write_session& w, std::string_view collection,
+                                      const document& filter, const write_bounds& bounds);
+
+}  // namespace omgdb::engine::detail
+// --- end of write side ---
+
+// --- read side (projection, keyset, distinct) ---
+#include "engine/bson_codec.hpp"
+
+namespace omgdb::engine::detail {
+
+// Visits the candidate documents of one collection under a snapshot (store_read.cpp,
+// store_distinct.cpp): the single `_id` match for a point lookup, else every document in
+// `_id` order, starting strictly after `start_after` when given (a RocksDB seek, not a scan
+// from the start). `visit(document&&)` returns false to stop early. Polls `control`.
+class collection_scan {
+ public:
+  collection_scan(const store::impl& s, const snapshot_guard& snap, std::string_view collection,
+                  const catalog_entry& entry, const scan_control& control)
+      : s_(s), snap_(snap), collection_(collection), entry_(entry), control_(control) {}
+
+  template <class Visit>
+  status run(const value* point_id, Visit&& visit, const value* start_after = nullptr) {
+    auto ro = snap_.read_options();
+    if (point_id != nullptr) {
+      if (start_after != nullptr && compare(*point_id, *start_after) <= 0) return {};
+      auto doc = s_.read_document(ro, collection_, entry_.id, *point_id);
+      if (!doc) return std::move(doc).error();
+      if (doc->has_value()) visit(std::move(**doc));
+      return {};
+    }
+    std::string upper = docs_prefix(entry_.id + 1);
+    rocksdb::Slice upper_slice(upper);
+    ro.iterate_upper_bound = &upper_slice;  // must outlive the iterator
+    std::unique_ptr<rocksdb::Iterator> it(s_.db->NewIterator(ro, s_.docs));
+    if (start_after != nullptr) {
+      const std::string from = doc_key(entry_.id, *start_after);
+      it->Seek(from);
+      if (it->Valid() && it->key() == rocksdb::Slice(from)) it->Next();
+    } else {
+      it->Seek(docs_prefix(entry_.id));
+    }
+    for (std::uint64_t seen = 0; it->Valid(); it->Next()) {
+      if (seen % k_poll_every == 0) {
+        if (auto p = poll(control_, seen, entry_.documents); !p) return p;
+      }
+      ++seen;
+      auto doc = from_bson(it->value().ToStringView());
+      if (!doc) {
+        return corrupt_document(collection_, it->key().ToStringView().substr(4), doc.error());
+      }
+      if (!visit(std::move(*doc))) return {};
+    }
+    if (!it->status().ok()) return storage_error(s_.path, "read", it->status());
+    return {};
+  }
+
+ private:
+  const store::impl& s_;
+  const snapshot_guard& snap_;
+  std::string_view collection_;
+  const catalog_entry& entry_;
+  const scan_control& control_;
+};
+
+}  // namespace omgdb::engine::detail
+// --- end of read side ---

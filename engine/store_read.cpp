@@ -2,12 +2,17 @@
 //
 // A filter that pins `_id` by equality is a point lookup; anything else is a prefix scan of
 // the collection in keystring(_id) order (which is `_id` ascending BSON order). Sorted finds
-// keep a bounded top-k heap of skip + min(limit, what one page can hold) entries.
+// keep a bounded top-k heap of skip + min(limit + 1, what one page can hold) entries.
+// Keyset pagination (afterId / afterSortKey) seeks past afterId when the order is the scan
+// order, and otherwise drops the documents whose (sort key, _id) is not after the bound.
+// Projections are applied to the documents of the page only.
 #include <algorithm>
 
 #include "engine/bson_codec.hpp"
 #include "engine/ejson.hpp"
+#include "engine/expr.hpp"
 #include "engine/filter.hpp"
+#include "engine/projection.hpp"
 #include "engine/sort.hpp"
 #include "engine/store_detail.hpp"
 
@@ -31,71 +36,38 @@ result<std::optional<document>> store::impl::read_document(const rocksdb::ReadOp
 
 namespace {
 
-// Visits the candidate documents of one collection: the single `_id` match for a point
-// lookup, else every document in `_id` order. `visit` returns false to stop early.
-class collection_scan {
- public:
-  collection_scan(const store::impl& s, const snapshot_guard& snap, std::string_view collection,
-                  const catalog_entry& entry, const scan_control& control)
-      : s_(s), snap_(snap), collection_(collection), entry_(entry), control_(control) {}
-
-  template <class Visit>
-  status run(const value* point_id, Visit&& visit) {
-    auto ro = snap_.read_options();
-    if (point_id != nullptr) {
-      auto doc = s_.read_document(ro, collection_, entry_.id, *point_id);
-      if (!doc) return std::move(doc).error();
-      if (doc->has_value()) visit(std::move(**doc));
-      return {};
-    }
-    std::string lower = docs_prefix(entry_.id);
-    std::string upper = docs_prefix(entry_.id + 1);
-    rocksdb::Slice upper_slice(upper);
-    ro.iterate_upper_bound = &upper_slice;  // must outlive the iterator
-    std::unique_ptr<rocksdb::Iterator> it(s_.db->NewIterator(ro, s_.docs));
-    std::uint64_t seen = 0;
-    for (it->Seek(lower); it->Valid(); it->Next()) {
-      if (seen % k_poll_every == 0) {
-        if (auto p = poll(control_, seen, entry_.documents); !p) return p;
-      }
-      ++seen;
-      auto doc = from_bson(it->value().ToStringView());
-      if (!doc) {
-        return corrupt_document(collection_, it->key().ToStringView().substr(4), doc.error());
-      }
-      if (!visit(std::move(*doc))) return {};
-    }
-    if (!it->status().ok()) return storage_error(s_.path, "read", it->status());
-    return {};
-  }
-
- private:
-  const store::impl& s_;
-  const snapshot_guard& snap_;
-  std::string_view collection_;
-  const catalog_entry& entry_;
-  const scan_control& control_;
-};
-
-// Appends documents to a page until the byte cap; counts what it returned.
+// Appends documents (projected) to a page until the byte cap; counts what it returned and
+// remembers the last one, for the keyset continuation.
 class page_writer {
  public:
-  page_writer(find_page& page, std::size_t max_bytes, std::uint64_t skip)
-      : page_(page), max_bytes_(max_bytes), skip_(skip) {}
+  page_writer(find_page& page, std::size_t max_bytes, std::uint64_t skip, const filter& match,
+              const projection& project)
+      : page_(page), max_bytes_(max_bytes), skip_(skip), match_(match), project_(project) {}
 
   // False when the page is full (the document was not added and the page is truncated).
-  bool add(const document& doc) {
+  result<bool> add(const document& doc) {
     line_.clear();
-    append_json(line_, doc, ejson_mode::relaxed);
+    if (project_.is_identity()) {
+      append_json(line_, doc, ejson_mode::relaxed);
+    } else {
+      filter::match_details details;
+      if (project_.needs_match_details()) match_.matches(doc, details);
+      auto projected = project_.apply(doc, &details);
+      if (!projected) return std::move(projected).error();
+      append_json(line_, *projected, ejson_mode::relaxed);
+    }
     line_.push_back('\n');
     // The first document always goes in, so a caller paging with next_skip always advances.
     if (page_.returned > 0 && page_.ndjson.size() + line_.size() > max_bytes_) {
       page_.truncated = true;
+      page_.more = true;
       page_.next_skip = skip_ + page_.returned;
       return false;
     }
     page_.ndjson += line_;
     ++page_.returned;
+    const value* id = find_field(doc, "_id");
+    page_.last_id = id != nullptr ? *id : value();
     return true;
   }
 
@@ -103,6 +75,8 @@ class page_writer {
   find_page& page_;
   std::size_t max_bytes_;
   std::uint64_t skip_;
+  const filter& match_;
+  const projection& project_;
   std::string line_;
 };
 
@@ -129,6 +103,58 @@ bool sorts_as_scan(const sort_spec& sort) {
   return keys.size() == 1 && keys[0].path == "_id" && !keys[0].descending;
 }
 
+bool id_only(const sort_spec& sort) {
+  return std::all_of(sort.keys().begin(), sort.keys().end(),
+                     [](const sort_spec::key& k) { return k.path == "_id"; });
+}
+
+std::string key_list(const sort_spec& sort) {
+  std::string out;
+  for (const auto& k : sort.keys()) out += (out.empty() ? "`" : ", `") + k.path + "`";
+  return out;
+}
+
+// The sort key (sort_spec::sort_key layout) that a page must start strictly after, or nullopt
+// without afterId. Errors explain what to send.
+result<std::optional<array>> keyset_bound(const sort_spec& sort, const find_options& o) {
+  if (!o.after_id) {
+    if (o.after_sort_key) {
+      return make_error("`afterSortKey` needs `afterId` too: send the `_id` of the last document "
+                        "you received as `afterId` and its sort values as `afterSortKey`");
+    }
+    return std::optional<array>();
+  }
+  const std::string sort_text = sort.empty() ? "{}" : to_json(o.sort);
+  if (!o.after_sort_key && !id_only(sort)) {
+    return make_error("`afterId` with the sort " + sort_text + " also needs `afterSortKey`: an object "
+                      "with the last document's sort values for exactly " + key_list(sort) +
+                      " (the continuation note of the previous page gives both)");
+  }
+  array bound;
+  if (o.after_sort_key) {
+    const document& given = *o.after_sort_key;
+    bool same = given.size() == sort.keys().size();
+    for (const auto& k : sort.keys()) same = same && find_field(given, k.path) != nullptr;
+    if (!same) {
+      return make_error("`afterSortKey` must hold exactly the sort's keys " +
+                        (sort.empty() ? std::string("(none: without a sort, page with `afterId` alone)")
+                                      : key_list(sort)) +
+                        ", with the last document's values; got " + to_json(given));
+    }
+    for (const auto& k : sort.keys()) bound.push_back(*find_field(given, k.path));
+  } else {
+    for (std::size_t i = 0; i < sort.keys().size(); ++i) bound.push_back(*o.after_id);
+  }
+  bound.push_back(*o.after_id);
+  return std::optional<array>(std::move(bound));
+}
+
+document sort_values(const sort_spec& sort, const array& key) {
+  document out;
+  for (std::size_t i = 0; i < sort.keys().size(); ++i) out.push_back(field{sort.keys()[i].path, key[i]});
+  return out;
+}
+
 }  // namespace
 
 result<std::optional<document>> store::get(std::string_view collection, const value& id) const {
@@ -148,6 +174,10 @@ result<find_page> store::find(std::string_view collection, const find_options& o
   if (!compiled) return std::move(compiled).error();
   auto sort = sort_spec::compile(options.sort);
   if (!sort) return std::move(sort).error();
+  auto project = projection::compile(options.projection);
+  if (!project) return std::move(project).error();
+  auto bound = keyset_bound(*sort, options);
+  if (!bound) return std::move(bound).error();
   const filter& match = *compiled;
 
   find_page page;
@@ -158,51 +188,71 @@ result<find_page> store::find(std::string_view collection, const find_options& o
 
   // MongoDB treats limit 0 as "no limit".
   std::uint64_t limit = options.limit.value_or(0) == 0 ? UINT64_MAX : *options.limit;
-  page_writer out(page, options.max_bytes, options.skip);
+  page_writer out(page, options.max_bytes, options.skip, match, *project);
   collection_scan scan(*impl_, snap, collection, **entry, control);
   const value* point = point_of(match);
+  std::optional<failure> error;
+  try {
+    if (sorts_as_scan(*sort)) {
+      // Streaming: scan order is already the requested order; afterId seeks past its key. One
+      // match past a full page is looked for, so `more` is exact.
+      const value* after = options.after_id ? &*options.after_id : nullptr;
+      std::uint64_t matched = 0;
+      auto st = scan.run(point, [&](document&& doc) {
+        if (!match.matches(doc)) return true;
+        if (matched++ < options.skip) return true;
+        if (page.returned >= limit) {
+          page.more = true;
+          return false;
+        }
+        auto added = out.add(doc);
+        if (!added) error = std::move(added).error();
+        return added.ok() && *added;
+      }, after);
+      if (!st) return std::move(st).error();
+      if (error) return std::move(*error);
+      return page;
+    }
 
-  if (sorts_as_scan(*sort)) {
-    // Streaming: scan order is already the requested order.
-    std::uint64_t matched = 0;
+    // Sorted: `all` is a max-heap (by sort key) of the best skip + k matches seen so far. k is
+    // the limit plus one (to know whether more follow), but never more than a page can hold:
+    // every line is at least 10 bytes ({"_id":1} and '\n'), so max_bytes / 8 + 2 documents
+    // always include one past a full page. So even an unlimited sort keeps bounded memory.
+    const sort_spec& order = *sort;
+    auto before = [&](const keyed_doc& a, const keyed_doc& b) {
+      return order.compare_keys(a.key, b.key) < 0;
+    };
+    std::uint64_t page_cap = static_cast<std::uint64_t>(options.max_bytes / 8) + 2;
+    std::uint64_t keep = saturating_add(options.skip, std::min(saturating_add(limit, 1), page_cap));
+    std::vector<keyed_doc> all;
     auto st = scan.run(point, [&](document&& doc) {
       if (!match.matches(doc)) return true;
-      if (matched++ < options.skip) return true;
-      if (page.returned >= limit) return false;
-      return out.add(doc) && page.returned < limit;
+      keyed_doc kd{order.sort_key(doc), std::move(doc)};
+      if (*bound && order.compare_keys(kd.key, **bound) <= 0) return true;  // keyset: not after
+      if (all.size() < keep) {
+        all.push_back(std::move(kd));
+        std::push_heap(all.begin(), all.end(), before);
+      } else if (before(kd, all.front())) {
+        std::pop_heap(all.begin(), all.end(), before);
+        all.back() = std::move(kd);
+        std::push_heap(all.begin(), all.end(), before);
+      }
+      return true;
     });
     if (!st) return std::move(st).error();
-    return page;
-  }
-
-  // Sorted: `all` is a max-heap (by sort key) of the best skip + k matches seen so far. k is
-  // the limit, but never more than a page can hold: every line is at least 10 bytes
-  // ({"_id":1} and '\n'), so max_bytes / 8 + 2 documents always include one past a full
-  // page, which is what `truncated` needs. So even an unlimited sort keeps bounded memory.
-  const sort_spec& order = *sort;
-  auto before = [&](const keyed_doc& a, const keyed_doc& b) {
-    return order.compare_keys(a.key, b.key) < 0;
-  };
-  std::uint64_t page_cap = static_cast<std::uint64_t>(options.max_bytes / 8) + 2;
-  std::uint64_t keep = saturating_add(options.skip, std::min(limit, page_cap));
-  std::vector<keyed_doc> all;
-  auto st = scan.run(point, [&](document&& doc) {
-    if (!match.matches(doc)) return true;
-    keyed_doc kd{order.sort_key(doc), std::move(doc)};
-    if (all.size() < keep) {
-      all.push_back(std::move(kd));
-      std::push_heap(all.begin(), all.end(), before);
-    } else if (before(kd, all.front())) {
-      std::pop_heap(all.begin(), all.end(), before);
-      all.back() = std::move(kd);
-      std::push_heap(all.begin(), all.end(), before);
+    std::sort_heap(all.begin(), all.end(), before);
+    std::uint64_t i = options.skip;
+    for (; i < all.size() && page.returned < limit; ++i) {
+      auto added = out.add(all[i].doc);
+      if (!added) return std::move(added).error();
+      if (!*added) break;
     }
-    return true;
-  });
-  if (!st) return std::move(st).error();
-  std::sort_heap(all.begin(), all.end(), before);
-  for (std::uint64_t i = options.skip; i < all.size() && page.returned < limit; ++i) {
-    if (!out.add(all[i].doc)) break;
+    if (i < all.size()) page.more = true;
+    if (page.more && page.returned > 0 && !id_only(order)) {
+      page.last_sort_key = sort_values(order, all[options.skip + page.returned - 1].key);
+    }
+  } catch (const expression_error& e) {
+    return make_error(e.what());
   }
   return page;
 }
@@ -220,11 +270,15 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
   if (match.matches_everything()) return (*entry)->documents;  // the counter is exact
   std::uint64_t n = 0;
   collection_scan scan(*impl_, snap, collection, **entry, control);
-  auto st = scan.run(point_of(match), [&](document&& doc) {
-    if (match.matches(doc)) ++n;
-    return true;
-  });
-  if (!st) return std::move(st).error();
+  try {
+    auto st = scan.run(point_of(match), [&](document&& doc) {
+      if (match.matches(doc)) ++n;
+      return true;
+    });
+    if (!st) return std::move(st).error();
+  } catch (const expression_error& e) {
+    return make_error(e.what());
+  }
   return n;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/ejson.hpp"
 #include "tools/args.hpp"
 #include "tools/catalog.hpp"
+#include "tools/update_tools.hpp"
 
 namespace omgdb::tools {
 namespace bj = boost::json;
@@ -130,6 +131,7 @@ void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_
                      "Atomically insert an array of documents in one durable transaction.",
                      {p_path, p_collection, {"documents", param_type::array_of_objects, true}},
                      plain_write, scope::read_write, insert_many_tool));
+  out.push_back(import_jsonl_tool(stores));
   out.push_back(make(stores, "replace",
                      "Replace one document by exact `_id`, preserving `_id` identity.",
                      {p_path, p_collection, {"id", param_type::any, true}, {"document", param_type::object, true}},
@@ -137,6 +139,11 @@ void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_
   out.push_back(make(stores, "delete", "Delete one document by exact `_id`.",
                      {p_path, p_collection, {"id", param_type::any, true}}, delete_hints,
                      scope::read_write, delete_tool));
+  out.push_back(update_one_tool(stores));
+  out.push_back(update_many_tool(stores));
+  out.push_back(delete_many_tool(stores));
+  out.push_back(find_one_and_update_tool(stores));
+  out.push_back(bulk_write_tool(stores));
   out.push_back(make(stores, "create_collection",
                      "Create an explicitly cataloged collection, including an empty one.",
                      {p_path, p_collection}, plain_write, scope::read_write, create_collection_tool));

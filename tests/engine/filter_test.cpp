@@ -203,7 +203,8 @@ TEST_CASE("unknown operators are compile errors naming the operator and the path
         "unknown operator `$bitsAllSet` at `a.b`");
   CHECK(compile_error(R"({"$foo": 1})") == "unknown top-level operator `$foo`");
   CHECK(compile_error(R"({"$where": "this.a > 1"})") == "unknown top-level operator `$where`");
-  CHECK(compile_error(R"({"$expr": {"$eq": ["$a", 1]}})") == "`$expr` is not supported yet");
+  CHECK(compile_error(R"({"$expr": {"$foo": ["$a", 1]}})") ==
+        "`$expr`: unknown expression operator `$foo`");
   CHECK(compile_error(R"({"$or": [{"a": {"$near": [0, 0]}}]})") ==
         "unknown operator `$near` at `a`");
   CHECK(compile_error(R"({"a": {"$comment": "x"}})") == "unknown operator `$comment` at `a`");
