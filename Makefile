@@ -2,7 +2,8 @@
 #
 #   make deps       install the missing Debian 12 packages (apt, non-interactive, idempotent)
 #   make build      configure and build the release preset (build/release)
-#   make run        build, create the default store if missing, serve MCP on stdio
+#   make run        build, create the default store and a token if missing, serve MCP over
+#                   HTTP on 127.0.0.1:41922 (agents that spawn a process use `omgdb mcp`)
 #   make test       build and run every test (unit, transcripts, seed session, CLI, interop)
 #   make test-asan  the same tests on an AddressSanitizer + UBSan build (build/asan)
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
@@ -14,6 +15,8 @@ BUILD_DIR := build/$(PRESET)
 OMGDB := $(BUILD_DIR)/omgdb
 STORE ?= $(HOME)/.local/share/omgdb/default.omgdb
 SCOPE ?= read-write
+LISTEN ?= 127.0.0.1:41922
+TOKEN_FILE ?= $(HOME)/.config/omgdb/http-token
 
 .PHONY: deps configure build run test test-asan bench clean
 
@@ -29,11 +32,13 @@ build: configure
 run: build
 	@mkdir -p "$(dir $(STORE))"
 	@if [ ! -d "$(STORE)" ]; then $(OMGDB) create "$(STORE)"; fi
-	@echo "omgdb: serving MCP on stdio at scope $(SCOPE); default store: $(STORE)" >&2
-	@echo "omgdb: type JSON-RPC lines, e.g." >&2
-	@echo '  {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"inspect","arguments":{"path":"$(STORE)"}}}' >&2
-	@echo "omgdb: end with Ctrl-D. Agents spawn: $(abspath $(OMGDB)) mcp" >&2
-	@exec $(OMGDB) mcp --scope $(SCOPE)
+	@if [ -z "$$OMGDB_HTTP_TOKEN" ] && [ ! -s "$(TOKEN_FILE)" ]; then \
+	  mkdir -p "$(dir $(TOKEN_FILE))" && (umask 077; $(OMGDB) token new > "$(TOKEN_FILE)" 2>/dev/null) && \
+	  echo "omgdb: created a bearer token in $(TOKEN_FILE)" >&2; fi
+	@echo "omgdb: default store: $(STORE)" >&2
+	@echo "omgdb: clients send 'Authorization: Bearer <token>'; the token: cat $(TOKEN_FILE) (or \$$OMGDB_HTTP_TOKEN)" >&2
+	@echo "omgdb: agents that spawn a process use: $(abspath $(OMGDB)) mcp" >&2
+	@OMGDB_HTTP_TOKEN="$${OMGDB_HTTP_TOKEN:-$$(cat "$(TOKEN_FILE)")}" exec $(OMGDB) serve --listen $(LISTEN) --scope $(SCOPE)
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)

@@ -51,6 +51,38 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
   mcp_cmd->add_option("--workers", mcp.workers, "Tool worker threads (default: one per core, at least 2)");
 
+  omgdb::daemon::serve_command serve;
+  auto* serve_cmd = app.add_subcommand("serve", "Serve MCP over Streamable HTTP on a loopback address (docs/http.md)");
+  serve_cmd->add_option("--listen", serve.listen, "HOST:PORT to listen on, loopback only (default 127.0.0.1:41922; port 0: any)");
+  serve_cmd->add_option("--scope", serve.scope, "Capability ceiling: read, read-write (default) or dangerous");
+  serve_cmd->add_flag("--no-auth", serve.no_auth, "Accept requests without a bearer token (loopback test runs only)");
+  serve_cmd->add_option("--allow-origin", serve.allow_origins, "Also accept this Origin, e.g. https://tunnel.example (repeatable)");
+  serve_cmd->add_option("--allow-host", serve.allow_hosts, "Also accept this Host header, NAME or NAME:PORT (repeatable)");
+  serve_cmd->add_option("--state-dir", serve.state_dir, "Where session records are kept (default $XDG_STATE_HOME/omgdb)");
+  serve_cmd->add_option("--max-result-bytes", serve.max_result_bytes, "Largest tool result in bytes")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+  serve_cmd->add_option("--workers", serve.workers, "Tool worker threads (default: one per core, at least 2)");
+  serve_cmd->add_option("--max-body-bytes", serve.max_body_bytes, "Largest POST body (default 4 MiB)")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+  serve_cmd->add_option("--max-sessions", serve.max_sessions, "Live sessions at most (default 64)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  serve_cmd->add_option("--max-connections", serve.max_connections, "Open connections at most (default 256)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  serve_cmd->add_option("--session-idle", serve.session_idle_seconds, "Seconds before an unused session expires (default 900)")
+      ->check(CLI::Range(1u, 7u * 24 * 3600));
+  serve_cmd->add_option("--sse-keepalive", serve.sse_keepalive_seconds, "Seconds between keep-alive comments on idle SSE streams (default 15)")
+      ->check(CLI::Range(1u, 3600u));
+  serve_cmd->add_option("--shutdown-deadline", serve.shutdown_deadline_seconds, "Seconds running calls get after SIGTERM (default 10)")
+      ->check(CLI::Range(0u, 3600u));
+  serve_cmd->add_option("--event-log-events", serve.event_log_events, "SSE events kept per session for Last-Event-ID (default 1024)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  serve_cmd->add_option("--event-log-bytes", serve.event_log_bytes, "Bytes of SSE events kept per session (default 4 MiB)")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+
+  auto* token_cmd = app.add_subcommand("token", "Bearer tokens for `omgdb serve`");
+  token_cmd->require_subcommand(1);
+  auto* token_new_cmd = token_cmd->add_subcommand("new", "Print a fresh random token (shown once)");
+
   std::string path, collection, json_arg, filter = "{}", sort, scope = "read-write";
   long long skip = -1, limit = -1;
   bool as_json = false;
@@ -95,6 +127,8 @@ int main(int argc, char** argv) {
 
   using namespace omgdb::daemon;
   if (*mcp_cmd) return run_mcp(mcp);
+  if (*serve_cmd) return run_serve(serve);
+  if (*token_new_cmd) return run_token_new();
   if (*tools_cmd) return run_tools_list(scope, as_json);
   if (*create_cmd) return run_create(path);
   if (*dump_cmd) return run_dump(path);

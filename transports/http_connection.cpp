@@ -1,0 +1,323 @@
+#include "transports/http_connection.hpp"
+
+#include <chrono>
+#include <exception>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+
+#include "common/log.hpp"
+
+namespace omgdb::transports::http {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace {
+constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+}
+
+struct connection : std::enable_shared_from_this<connection> {
+  explicit connection(tcp::socket s) : stream(std::move(s)) {}
+  beast::tcp_stream stream;
+  bool idle = true;  // waiting for the next request head
+};
+
+void server_context::close_idle_connections() {
+  for (connection* c : live) {
+    if (c->idle) c->stream.cancel();
+  }
+}
+
+void server_context::close_all_connections() {
+  for (connection* c : live) {
+    beast::error_code ec;
+    c->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+    c->stream.cancel();
+  }
+}
+
+namespace {
+
+using parser_type = bhttp::request_parser<bhttp::string_body>;
+
+request_view view_of(const parser_type& parser) {
+  const auto& req = parser.get();
+  request_view v;
+  v.method = std::string(req.method_string());
+  v.target = std::string(req.target());
+  auto get = [&](std::string_view name) -> std::optional<std::string> {
+    auto it = req.find(name);
+    if (it == req.end()) return std::nullopt;
+    return std::string(it->value());
+  };
+  v.host = get("Host");
+  v.origin = get("Origin");
+  v.authorization = get("Authorization");
+  v.content_type = get("Content-Type");
+  v.accept = get("Accept");
+  v.session_id = get("Mcp-Session-Id");
+  v.protocol_version = get("MCP-Protocol-Version");
+  v.last_event_id = get("Last-Event-ID");
+  v.cors_request_method = get("Access-Control-Request-Method");
+  if (auto n = parser.content_length()) v.content_length = *n;
+  v.chunked = parser.chunked();
+  v.keep_alive = req.keep_alive();
+  return v;
+}
+
+// Repeated security headers are refused outright rather than guessed at.
+bool duplicated_security_header(const parser_type& parser) {
+  const auto& req = parser.get();
+  return req.count(bhttp::field::host) > 1 || req.count(bhttp::field::origin) > 1 ||
+         req.count(bhttp::field::authorization) > 1 || req.count("Mcp-Session-Id") > 1;
+}
+
+asio::awaitable<bool> write_reply(connection& c, const server_context& ctx, http_reply r, unsigned version,
+                                  bool keep_alive) {
+  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
+  res.set(bhttp::field::server, "omgdb");
+  for (auto& [name, value] : r.headers) res.set(name, value);
+  res.body() = std::move(r.body);
+  res.keep_alive(keep_alive && !r.close && !ctx.stopping);
+  res.prepare_payload();
+  c.stream.expires_after(ctx.options.write_timeout);
+  auto [ec, n] = co_await bhttp::async_write(c.stream, res, nothrow);
+  co_return !ec && res.keep_alive();
+}
+
+// Writes one piece of a streamed body: a chunk (HTTP/1.1) or raw bytes (HTTP/1.0).
+asio::awaitable<bool> write_piece(connection& c, const server_context& ctx, bool chunked, const std::string& data) {
+  c.stream.expires_after(ctx.options.write_timeout);
+  if (!chunked) {
+    auto [ec, n] = co_await asio::async_write(c.stream, asio::buffer(data), nothrow);
+    co_return !ec;
+  }
+  auto [ec, n] = co_await asio::async_write(c.stream, bhttp::make_chunk(asio::buffer(data)), nothrow);
+  co_return !ec;
+}
+
+// Notices a peer that hangs up while its response is pending or streaming, so the outlet is
+// released at once (a GET stream can be reopened, a POST's later messages go to the event
+// log) instead of at the next keep-alive write. Bytes of a pipelined request are left alone.
+void watch_for_hangup(const std::shared_ptr<connection>& c, const std::shared_ptr<outlet>& o) {
+  c->stream.socket().async_wait(tcp::socket::wait_read, [c, o](const boost::system::error_code& ec) {
+    if (ec) return;
+    boost::system::error_code error;
+    if (c->stream.socket().available(error) == 0 || error) {
+      o->gone = true;
+      o->finish();
+    }
+  });
+}
+
+// Drains an outlet: a JSON reply, or a chunked SSE stream that ends when the outlet finishes.
+asio::awaitable<bool> stream_out(connection& c, server_context& ctx, exchange ex, unsigned version,
+                                 bool keep_alive) {
+  auto o = ex.out;
+  watch_for_hangup(c.shared_from_this(), o);
+  struct unwatch {
+    connection& c;
+    ~unwatch() {
+      boost::system::error_code ignored;
+      c.stream.socket().cancel(ignored);
+    }
+  } unwatch_on_exit{c};
+  asio::steady_timer timer(c.stream.get_executor());
+  o->wake = [&timer] { timer.cancel(); };
+  struct unhook {  // the outlet may outlive this frame (it stays in the session's log path)
+    outlet& o;
+    ~unhook() { o.wake = nullptr; }
+  } unhook_on_exit{*o};
+  bool chunked = version >= 11;
+  bool started = false;
+  bool dropped = false;
+  auto start_sse = [&]() -> asio::awaitable<bool> {
+    bhttp::response<bhttp::empty_body> res{bhttp::status::ok, version};
+    res.set(bhttp::field::server, "omgdb");
+    add_sse_headers(ex.reply);
+    for (auto& [name, value] : ex.reply.headers) res.set(name, value);
+    if (chunked) res.chunked(true);
+    res.keep_alive(chunked && keep_alive);
+    bhttp::response_serializer<bhttp::empty_body> sr{res};
+    c.stream.expires_after(ctx.options.write_timeout);
+    auto [ec, n] = co_await bhttp::async_write_header(c.stream, sr, nothrow);
+    started = true;
+    co_return !ec;
+  };
+  if (o->mode == outlet::kind::sse && !co_await start_sse()) dropped = true;
+  while (!dropped) {
+    if (o->gone) {
+      dropped = true;  // taken over by a resumption, or too slow a reader
+      break;
+    }
+    if (o->mode == outlet::kind::json && !o->out.empty()) {
+      http_reply r = std::move(ex.reply);
+      r.status = 200;
+      r.set("Content-Type", "application/json");
+      r.body = std::move(o->out.front());
+      o->out.clear();
+      bool kept = co_await write_reply(c, ctx, std::move(r), version, keep_alive);
+      ex.session->release(o, false);
+      co_return kept;
+    }
+    if (o->mode == outlet::kind::sse && !o->out.empty()) {
+      if (!started && !co_await start_sse()) {
+        dropped = true;
+        break;
+      }
+      std::string batch;
+      for (auto& frame : o->out) batch += frame;
+      o->out.clear();
+      o->out_bytes = 0;
+      if (!co_await write_piece(c, ctx, chunked, batch)) dropped = true;
+      continue;
+    }
+    if (o->finished) {
+      if (!started && o->mode == outlet::kind::undecided && !o->accepts_sse) {
+        // Cancelled before any message: nothing to send but the end of the exchange.
+        bool kept = co_await write_reply(c, ctx, empty_reply(204), version, keep_alive);
+        ex.session->release(o, false);
+        co_return kept;
+      }
+      if (!started && !co_await start_sse()) {
+        dropped = true;
+        break;
+      }
+      if (chunked) {
+        c.stream.expires_after(ctx.options.write_timeout);
+        auto [ec, n] = co_await asio::async_write(c.stream, bhttp::make_chunk_last(), nothrow);
+        if (ec) dropped = true;
+      }
+      break;
+    }
+    timer.expires_after(started ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      ctx.options.sse_keepalive)
+                                : std::chrono::steady_clock::duration(std::chrono::hours(24)));
+    auto [ec] = co_await timer.async_wait(nothrow);
+    if (!ec && started && !co_await write_piece(c, ctx, chunked, std::string(sse_keepalive_comment))) {
+      dropped = true;
+    }
+  }
+  ex.session->release(o, dropped);
+  co_return !dropped && chunked && keep_alive && !ctx.stopping;
+}
+
+asio::awaitable<bool> respond(connection& c, server_context& ctx, parser_type& parser, const request_view& view) {
+  unsigned version = parser.get().version();
+  exchange ex;
+  if (view.method == "POST") {
+    ex = ctx.sessions.handle_post(view, parser.get().body());
+  } else if (view.method == "GET") {
+    ex = ctx.sessions.handle_get(view);
+  } else {
+    ex.reply = ctx.sessions.handle_delete(view);
+  }
+  add_cors(ex.reply, view);
+  log::debug(view.method + " " + std::string(path_of(view.target)) + (ex.out ? " -> stream" : " -> " + std::to_string(ex.reply.status)));
+  if (!ex.out) co_return co_await write_reply(c, ctx, std::move(ex.reply), version, view.keep_alive);
+  co_return co_await stream_out(c, ctx, std::move(ex), version, view.keep_alive);
+}
+
+asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr<connection> c) {
+  const http_options& opt = ctx->options;
+  beast::flat_buffer buffer;
+  bool first = true;
+  while (!ctx->stopping) {
+    parser_type parser;
+    parser.header_limit(static_cast<std::uint32_t>(opt.max_header_bytes));
+    parser.body_limit(boost::none);  // judged by the gate first (after Host, Origin and token)
+    c->idle = true;
+    c->stream.expires_after(first ? opt.header_timeout : opt.keep_alive_idle);
+    auto [ec, n] = co_await bhttp::async_read_header(c->stream, buffer, parser, nothrow);
+    c->idle = false;
+    if (ec) {
+      if (ec == bhttp::error::header_limit) {
+        co_await write_reply(*c, *ctx, json_error(431, -32000, "Request Header Fields Too Large"), 11, false);
+      } else if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() && ec != bhttp::error::end_of_stream) {
+        co_await write_reply(*c, *ctx, json_error(400, -32000, "Bad Request: malformed HTTP"), 11, false);
+      }
+      break;
+    }
+    first = false;
+    request_view view = view_of(parser);
+    unsigned version = parser.get().version();
+    std::optional<http_reply> early;
+    if (duplicated_security_header(parser)) {
+      early = json_error(400, -32000, "Bad Request: a security header is repeated");
+      early->close = true;
+    } else {
+      early = screen(view, ctx->gate);
+    }
+    if (early) {
+      log::debug(view.method + " " + std::string(path_of(view.target)) + " -> " + std::to_string(early->status));
+      if (!co_await write_reply(*c, *ctx, std::move(*early), version, view.keep_alive)) break;
+      continue;
+    }
+    if (!parser.is_done()) {
+      parser.body_limit(opt.max_body_bytes);
+      c->stream.expires_after(opt.header_timeout);
+      auto [ec2, n2] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
+      if (ec2 == bhttp::error::body_limit) {
+        http_reply r = json_error(413, -32000, "Payload Too Large: the body exceeds " +
+                                                   std::to_string(opt.max_body_bytes) + " bytes");
+        r.close = true;
+        add_cors(r, view);
+        co_await write_reply(*c, *ctx, std::move(r), version, false);
+        break;
+      }
+      if (ec2) break;
+    }
+    if (!co_await respond(*c, *ctx, parser, view)) break;
+  }
+  beast::error_code ignored;
+  c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  c->stream.close();
+}
+
+}  // namespace
+
+asio::awaitable<void> serve_connection(std::shared_ptr<server_context> ctx, tcp::socket socket) {
+  auto c = std::make_shared<connection>(std::move(socket));
+  struct tracked {
+    server_context& ctx;
+    connection* c;
+    ~tracked() { ctx.live.erase(c); }
+  } registration{*ctx, c.get()};
+  ctx->live.insert(c.get());
+  try {
+    co_await serve(ctx, c);
+  } catch (const std::exception& e) {
+    log::error(std::string("HTTP connection failed: ") + e.what());
+  }
+}
+
+asio::awaitable<void> refuse_connection(tcp::socket socket) {
+  constexpr std::string_view body =
+      R"({"jsonrpc":"2.0","error":{"code":-32000,"message":"Service Unavailable: too many open connections; retry"}})";
+  std::string reply =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: omgdb\r\nContent-Type: application/json\r\n"
+      "Connection: close\r\nRetry-After: 5\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
+  beast::tcp_stream stream(std::move(socket));
+  stream.expires_after(std::chrono::seconds(2));
+  auto [ec, n] = co_await asio::async_write(stream, asio::buffer(reply), nothrow);
+  beast::error_code ignored;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  // Drain what the client sent (briefly) so that closing does not reset the connection
+  // before it has read the reply.
+  char sink[4096];
+  for (int i = 0; i < 256 && !ec; ++i) {
+    auto [rec, got] = co_await stream.async_read_some(asio::buffer(sink), nothrow);
+    ec = rec;
+  }
+  stream.close();
+}
+
+}  // namespace omgdb::transports::http

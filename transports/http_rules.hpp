@@ -1,0 +1,91 @@
+// omgdb transports — the HTTP rules that need no sockets: what a request head says, the
+// gate every request passes (Host, Origin, path, method, token, Content-Type, protocol
+// version), canned replies and SSE framing. No Asio or Beast here: the connection code
+// copies the few headers it needs into a `request_view` and writes back an `http_reply`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "auth/origin.hpp"
+#include "auth/token.hpp"
+
+namespace omgdb::transports::http {
+
+struct request_view {
+  std::string method;  // as sent: "GET", "POST", …
+  std::string target;  // path and query
+  std::optional<std::string> host, origin, authorization, content_type, accept, session_id,
+      protocol_version, last_event_id, cors_request_method;
+  std::optional<std::uint64_t> content_length;
+  bool chunked = false;
+  bool keep_alive = true;
+
+  bool has_body() const noexcept { return chunked || (content_length && *content_length > 0); }
+};
+
+struct http_reply {
+  unsigned status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  bool close = false;  // close the connection after this reply
+
+  void set(std::string name, std::string value);
+};
+
+// A JSON body `{"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}`; `id` is omitted
+// when null (a reader cannot use `"id":null`).
+http_reply json_error(unsigned status, int code, std::string_view message,
+                      const boost::json::value& id = nullptr);
+http_reply json_body(unsigned status, std::string body);
+http_reply empty_reply(unsigned status);
+
+struct accept_info {
+  bool json = true;       // application/json, application/*, */* or no Accept at all
+  bool sse = false;       // text/event-stream listed explicitly
+  bool wildcard = true;   // no Accept at all, or */* (or text/*) listed
+};
+accept_info parse_accept(const std::optional<std::string>& accept);
+
+// True when the media type of a Content-Type value is `type` (case-insensitive, parameters
+// such as charset ignored).
+bool media_type_is(std::string_view content_type, std::string_view type);
+
+std::string_view path_of(std::string_view target) noexcept;
+// True when the query string names a credential (access_token, token, bearer, api_key, …).
+bool query_carries_credential(std::string_view target);
+
+bool supported_protocol_version(std::string_view version) noexcept;
+
+// `id: N\nevent: message\ndata: <json>\n\n`; a newline inside `json` (never produced by our
+// serializer) would start a new `data:` line, as SSE requires.
+std::string sse_frame(std::uint64_t id, std::string_view json);
+inline constexpr std::string_view sse_keepalive_comment = ": keep-alive\n\n";
+
+// Headers every SSE response carries.
+void add_sse_headers(http_reply& reply);
+
+struct gate_policy {
+  std::string path = "/mcp";
+  auth::origin_policy origins;
+  auth::token_verifier tokens;
+  bool no_auth = false;
+  std::uint64_t max_body_bytes = 4u << 20;
+};
+
+// Runs the checks that need only the request head, in this order: Host (403/400), Origin
+// (403), path (404), CORS preflight (204), method (405), credential in the query (400),
+// bearer token (401), body size by Content-Length (413), POST Content-Type (415),
+// MCP-Protocol-Version (400). Returns the reply to send, or nullopt to go on.
+std::optional<http_reply> screen(const request_view& req, const gate_policy& policy);
+
+// CORS headers for a response to an allowed cross-origin request (no-op without Origin).
+void add_cors(http_reply& reply, const request_view& req);
+
+}  // namespace omgdb::transports::http

@@ -1,0 +1,64 @@
+// omgdb transports — MCP Streamable HTTP (protocol revisions 2024-11-05 … 2025-11-25).
+//
+// One endpoint, `/mcp`, on a loopback address:
+//  - POST carries one JSON-RPC message. A request is answered with `application/json`, or
+//    with a `text/event-stream` when the client accepts one and the call emits a progress or
+//    log notification before its response; a notification or response gets 202, no body.
+//  - GET opens the session's server-to-client SSE stream (one at a time: a second is 409);
+//    with `Last-Event-ID` it resumes a dropped stream, a request's POST stream included.
+//  - DELETE ends the session. Any other method: 405 `Allow: GET, POST, DELETE`. Any other
+//    path (OAuth discovery paths included): 404.
+// Every request passes the gate first: Host and Origin allow-lists (403), bearer token
+// (401), token in the query string (400). `docs/http.md` lists every status code.
+//
+// Threads: one event-loop thread owns every socket and all session state; tool calls run on
+// the server's worker pool and their messages are posted back to the loop.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "auth/scope.hpp"
+#include "mcp/server.hpp"
+
+namespace omgdb::transports {
+
+struct http_options {
+  std::string host = "127.0.0.1";  // must be a loopback address (checked by run_http)
+  std::uint16_t port = 41922;      // 0: the OS picks one
+  std::string path = "/mcp";
+  bool no_auth = false;                    // --no-auth: loopback test runs only
+  std::string token;                       // the bearer token (empty only with no_auth)
+  std::vector<std::string> allow_origins;  // --allow-origin, beyond the loopback origins
+  std::vector<std::string> allow_hosts;    // --allow-host, beyond the loopback names
+  std::string state_dir;                   // session records; "" keeps them in memory only
+
+  std::size_t max_body_bytes = 4u << 20;      // larger POST bodies: 413
+  std::size_t max_header_bytes = 16u << 10;   // larger request heads: 431
+  std::size_t max_connections = 256;          // more: 503 and close
+  std::size_t max_sessions = 64;              // more: 503 on initialize
+  std::chrono::seconds session_idle{15 * 60};  // sessions unused this long are expired
+  std::chrono::seconds header_timeout{30};     // to receive a request head (and its body)
+  std::chrono::seconds keep_alive_idle{120};   // an idle keep-alive connection is closed
+  std::chrono::seconds write_timeout{30};      // a peer that stops reading is dropped
+  std::chrono::seconds sse_keepalive{15};      // comment line on idle SSE streams
+  std::chrono::seconds shutdown_deadline{10};  // SIGTERM: in-flight calls get this long
+  std::size_t event_log_events = 1024;         // per session, for Last-Event-ID replay
+  std::size_t event_log_bytes = 4u << 20;      // per session
+
+  // Called once the socket is bound (with the actual port), before serving.
+  std::function<void(const std::string& url)> on_listening;
+  // Called on SIGTERM/SIGINT after the loop has stopped and calls have drained.
+  std::function<void()> on_stopped;
+};
+
+// Serves until SIGTERM or SIGINT, then shuts down gracefully (stop accepting, let in-flight
+// calls finish up to shutdown_deadline, end SSE streams, keep live session records).
+// Returns 0 after a clean stop, 1 when the address cannot be bound or is not loopback.
+int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options);
+
+}  // namespace omgdb::transports

@@ -1,0 +1,328 @@
+#include "transports/http_sessions.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <boost/json/object.hpp>
+
+#include "auth/token.hpp"
+#include "common/json.hpp"
+#include "common/log.hpp"
+
+namespace omgdb::transports::http {
+namespace bj = boost::json;
+
+namespace {
+
+std::int64_t system_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Session ids are not secrets on their own, but logs show only a prefix.
+std::string short_id(const std::string& id) { return id.substr(0, 8) + "…"; }
+
+const bj::object* params_of(const bj::object& msg) {
+  auto it = msg.find("params");
+  return it != msg.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
+}
+
+std::string string_param(const bj::object& msg, const char* name) {
+  const bj::object* p = params_of(msg);
+  if (!p) return {};
+  auto it = p->find(name);
+  return it != p->end() && it->value().is_string() ? std::string(it->value().get_string()) : std::string();
+}
+
+}  // namespace
+
+session_table::session_table(mcp::server& srv, auth::scope ceiling, table_options options, post_fn post,
+                             clock_fn now)
+    : server_(srv), ceiling_(ceiling), options_(std::move(options)), post_(std::move(post)),
+      now_(now ? std::move(now) : clock_fn(system_ms)) {
+  if (options_.state_dir.empty()) return;
+  auto records = load_records(options_.state_dir);
+  if (!records) {
+    log::warning(records.error().message);
+    return;
+  }
+  std::int64_t t = now_();
+  for (auto& r : *records) {
+    if (t - r.last_used_ms <= options_.idle_ms) dormant_.emplace(r.id, std::move(r));
+  }
+  if (!dormant_.empty()) log::info("kept " + std::to_string(dormant_.size()) + " HTTP session(s) from the last run");
+}
+
+session_table::~session_table() { close_all(); }
+
+void session_table::start_dispatcher(const std::shared_ptr<http_session>& hs) {
+  std::weak_ptr<http_session> weak = hs;
+  post_fn post = post_;
+  hs->attach(std::make_shared<mcp::session>(
+      server_, ceiling_, [weak, post](std::string message, std::string_view related) {
+        post([weak, message = std::move(message), related = std::string(related)]() mutable {
+          if (auto s = weak.lock()) s->dispatch(std::move(message), related);
+        });
+      }));
+}
+
+std::shared_ptr<http_session> session_table::create(http_reply& refusal) {
+  if (size() >= options_.max_sessions) expire_idle();
+  if (size() >= options_.max_sessions) {
+    refusal = json_error(503, -32000,
+                         "Service Unavailable: this daemon already serves " + std::to_string(options_.max_sessions) +
+                             " sessions, its limit (--max-sessions); end unused clients or wait for idle sessions "
+                             "to expire");
+    refusal.set("Retry-After", "60");
+    return nullptr;
+  }
+  auto id = auth::random_hex_id();
+  if (!id) {
+    refusal = json_error(503, -32000, "Service Unavailable: " + id.error().message);
+    return nullptr;
+  }
+  std::int64_t t = now_();
+  auto hs = std::make_shared<http_session>(*id, options_.limits, static_cast<std::uint64_t>(t) * 1000);
+  hs->created_ms = hs->last_used_ms = t;
+  start_dispatcher(hs);
+  live_.emplace(*id, hs);
+  log::info("HTTP session " + short_id(*id) + " started (" + std::to_string(live_.size()) + " live)");
+  return hs;
+}
+
+std::shared_ptr<http_session> session_table::revive(const session_record& rec) {
+  std::uint64_t first = std::max(rec.next_event, static_cast<std::uint64_t>(now_()) * 1000);
+  auto hs = std::make_shared<http_session>(rec.id, options_.limits, first);
+  hs->created_ms = rec.created_ms;
+  hs->last_used_ms = rec.last_used_ms;
+  hs->version = rec.version;
+  hs->log_level = rec.log_level;
+  start_dispatcher(hs);
+  // Replay the set-up of the session; the replies (tagged restore_key) are dropped.
+  std::string init = R"({"jsonrpc":"2.0","id":"omgdb:restore","method":"initialize","params":{)";
+  if (!rec.version.empty()) {
+    init += R"("protocolVersion":)";
+    json::append_quoted(init, rec.version);
+    init += ",";
+  }
+  init += R"("capabilities":{},"clientInfo":{"name":"restored","version":"0"}}})";
+  hs->mcp().handle_text(init);
+  if (rec.initialized) hs->mcp().handle_text(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  if (!rec.log_level.empty()) {
+    std::string set = R"({"jsonrpc":"2.0","id":"omgdb:restore","method":"logging/setLevel","params":{"level":)";
+    json::append_quoted(set, rec.log_level);
+    hs->mcp().handle_text(set + "}}");
+  }
+  live_.emplace(rec.id, hs);
+  log::info("HTTP session " + short_id(rec.id) + " restored from the state directory");
+  return hs;
+}
+
+std::shared_ptr<http_session> session_table::lookup(const request_view& req, http_reply& refusal) {
+  if (!req.session_id || req.session_id->empty()) {
+    refusal = json_error(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize first)");
+    return nullptr;
+  }
+  if (auto it = live_.find(*req.session_id); it != live_.end()) return it->second;
+  if (auto d = dormant_.find(*req.session_id); d != dormant_.end()) {
+    session_record rec = d->second;
+    dormant_.erase(d);
+    return revive(rec);
+  }
+  refusal = json_error(404, -32001, "Session not found");
+  return nullptr;
+}
+
+exchange session_table::handle_post(const request_view& req, std::string_view body) {
+  exchange ex;
+  auto parsed = json::parse(body);
+  if (!parsed) {
+    ex.reply = json_error(400, -32700, "Parse error: " + parsed.error().message);
+    return ex;
+  }
+  const bj::value& msg = parsed->value;
+  if (msg.is_array()) {
+    ex.reply = json_error(400, -32600, "Invalid Request: batches are not supported; POST one message at a time");
+    return ex;
+  }
+  if (!msg.is_object()) {
+    ex.reply = json_error(400, -32600, "Invalid Request: the body must be one JSON-RPC object");
+    return ex;
+  }
+  const bj::object& obj = msg.get_object();
+  auto mit = obj.find("method");
+  bool has_method = mit != obj.end() && mit->value().is_string();
+  auto iit = obj.find("id");
+  bool has_id = iit != obj.end();
+  bool is_reply = !has_method && has_id && (obj.contains("result") || obj.contains("error"));
+  bool good_id = has_id && (iit->value().is_string() || iit->value().is_int64() || iit->value().is_uint64());
+  if (!has_method && !is_reply) {
+    ex.reply = json_error(400, -32600, "Invalid Request: not a JSON-RPC request, notification or response",
+                          good_id ? iit->value() : bj::value());
+    return ex;
+  }
+  if (has_method && has_id && !good_id) {
+    ex.reply = json_error(400, -32600, "Invalid Request: the id must be a string or an integer");
+    return ex;
+  }
+  std::string method = has_method ? std::string(mit->value().get_string()) : std::string();
+  bool is_request = has_method && has_id;
+
+  http_reply refusal;
+  auto hs = is_request && method == "initialize" ? create(refusal) : lookup(req, refusal);
+  if (!hs) {
+    ex.reply = std::move(refusal);
+    return ex;
+  }
+  hs->last_used_ms = now_();
+  dirty_ = true;
+  ex.session = hs;
+  ex.reply.set("Mcp-Session-Id", hs->id());
+
+  if (!is_request) {
+    hs->mcp().handle_text(body);
+    if (method == "notifications/cancelled") {
+      if (const bj::object* p = params_of(obj); p && p->contains("requestId")) {
+        hs->cancelled(json::serialize(p->at("requestId")));
+      }
+    }
+    if (method == "notifications/initialized") save();
+    ex.reply.status = 202;
+    return ex;
+  }
+  accept_info accept = parse_accept(req.accept);
+  std::string key = json::serialize(iit->value());
+  ex.out = hs->open_request(key, accept.sse, accept.sse && !accept.json);
+  if (!ex.out) {
+    ex.reply = json_error(400, -32600, "Invalid Request: request id " + key + " is already in flight", iit->value());
+    return ex;
+  }
+  if (method == "initialize") {
+    const bj::value* requested = nullptr;
+    if (const bj::object* p = params_of(obj)) requested = p->if_contains("protocolVersion");
+    hs->version = mcp::negotiate_version(requested);
+    save();
+  } else if (method == "logging/setLevel") {
+    hs->log_level = string_param(obj, "level");
+  }
+  hs->mcp().handle_text(body);
+  return ex;
+}
+
+exchange session_table::handle_get(const request_view& req) {
+  exchange ex;
+  auto hs = lookup(req, ex.reply);
+  if (!hs) return ex;
+  std::optional<std::uint64_t> last;
+  if (req.last_event_id && !req.last_event_id->empty()) {
+    std::uint64_t v = 0;
+    const std::string& s = *req.last_event_id;
+    bool digits = s.size() <= 19 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) {
+      for (char c : s) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+      last = v;
+    }
+  }
+  hs->last_used_ms = now_();
+  dirty_ = true;
+  ex.out = hs->open_stream(last);
+  if (!ex.out) {
+    ex.reply = json_error(409, -32000, "Conflict: this session already has an open SSE stream");
+    return ex;
+  }
+  ex.session = hs;
+  ex.reply.set("Mcp-Session-Id", hs->id());
+  add_sse_headers(ex.reply);
+  return ex;
+}
+
+http_reply session_table::handle_delete(const request_view& req) {
+  http_reply refusal;
+  auto hs = lookup(req, refusal);
+  if (!hs) return refusal;
+  remove(hs->id(), "the session was ended by the client (DELETE)");
+  log::info("HTTP session " + short_id(hs->id()) + " ended by the client");
+  return empty_reply(200);
+}
+
+void session_table::remove(const std::string& id, std::string_view reason) {
+  if (auto it = live_.find(id); it != live_.end()) {
+    auto hs = it->second;
+    live_.erase(it);
+    hs->end_all(reason);
+    hs->mcp().cancel_all();
+  }
+  dormant_.erase(id);
+  save();
+}
+
+void session_table::expire_idle() {
+  std::int64_t t = now_();
+  std::vector<std::string> idle;
+  for (auto& [id, hs] : live_) {
+    if (!hs->busy() && t - hs->last_used_ms > options_.idle_ms) idle.push_back(id);
+  }
+  for (auto it = dormant_.begin(); it != dormant_.end();) {
+    if (t - it->second.last_used_ms > options_.idle_ms) {
+      it = dormant_.erase(it);
+      dirty_ = true;
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& id : idle) {
+    log::info("HTTP session " + short_id(id) + " expired after " + std::to_string(options_.idle_ms / 1000) +
+              " s without use");
+    remove(id, "the session expired");
+  }
+  if (dirty_) save();
+}
+
+void session_table::end_get_streams() {
+  for (auto& [id, hs] : live_) hs->end_get_stream();
+}
+
+bool session_table::any_pending() const {
+  return std::any_of(live_.begin(), live_.end(), [](const auto& kv) { return kv.second->busy(); });
+}
+
+void session_table::end_all(std::string_view reason) {
+  for (auto& [id, hs] : live_) {
+    hs->end_all(reason);
+    hs->mcp().cancel_all();
+  }
+}
+
+void session_table::close_all() {
+  for (auto& [id, hs] : live_) hs->mcp().cancel_all();
+  for (auto& [id, hs] : live_) {
+    hs->mcp().wait_idle();
+    dormant_[id] = record_of(*hs);  // live sessions stay valid for the next run
+  }
+  live_.clear();
+  save();
+}
+
+session_record session_table::record_of(http_session& hs) const {
+  session_record r;
+  r.id = hs.id();
+  r.created_ms = hs.created_ms;
+  r.last_used_ms = hs.last_used_ms;
+  std::string negotiated = hs.mcp().negotiated_version();
+  r.version = negotiated.empty() ? hs.version : negotiated;
+  r.initialized = hs.mcp().initialized();
+  r.log_level = hs.log_level;
+  r.next_event = hs.next_event_id();
+  return r;
+}
+
+void session_table::save() {
+  dirty_ = false;
+  if (options_.state_dir.empty()) return;
+  std::vector<session_record> records;
+  for (auto& [id, hs] : live_) records.push_back(record_of(*hs));
+  for (auto& [id, rec] : dormant_) records.push_back(rec);
+  if (auto s = save_records(options_.state_dir, records); !s) log::warning(s.error().message);
+}
+
+}  // namespace omgdb::transports::http

@@ -1,0 +1,90 @@
+// omgdb transports — the table of HTTP sessions and what POST, GET and DELETE do to it.
+//
+// Sessions: `initialize` (POST without `Mcp-Session-Id`) creates one with a 128-bit random
+// id, returned in the `Mcp-Session-Id` header; every later request must carry it (missing:
+// 400; unknown, deleted or expired: 404 with -32001 "Session not found"). At most
+// `max_sessions` live at once (503 beyond). A session with no open request or stream for
+// `idle_ms` is expired. Records are saved in `state_dir` so that a restarted daemon accepts
+// live ids: the dispatcher of a restored session is re-initialized with the recorded
+// protocol version and log level before it handles the request.
+// Not thread-safe: the HTTP event loop owns the table; `post` hands the dispatcher's
+// messages (sent from worker threads) to that loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "auth/scope.hpp"
+#include "mcp/server.hpp"
+#include "transports/http_rules.hpp"
+#include "transports/http_session.hpp"
+#include "transports/http_state_file.hpp"
+
+namespace omgdb::transports::http {
+
+struct table_options {
+  std::size_t max_sessions = 64;
+  std::int64_t idle_ms = 15 * 60 * 1000;
+  session_limits limits;
+  std::string state_dir;  // "" = records kept in memory only
+};
+
+// The result of a POST or GET: a finished reply, or an outlet to stream from (then `reply`
+// carries the status and headers to send with it).
+struct exchange {
+  http_reply reply;
+  std::shared_ptr<http_session> session;
+  std::shared_ptr<outlet> out;
+};
+
+class session_table {
+ public:
+  using post_fn = std::function<void(std::function<void()>)>;
+  using clock_fn = std::function<std::int64_t()>;  // milliseconds since the Unix epoch
+
+  session_table(mcp::server& srv, auth::scope ceiling, table_options options, post_fn post,
+                clock_fn now = nullptr);
+  ~session_table();
+  session_table(const session_table&) = delete;
+  session_table& operator=(const session_table&) = delete;
+
+  exchange handle_post(const request_view& req, std::string_view body);
+  exchange handle_get(const request_view& req);
+  http_reply handle_delete(const request_view& req);
+
+  void expire_idle();                 // timer tick: expire idle sessions, save touched records
+  void end_get_streams();             // shutdown, first step
+  bool any_pending() const;           // a POST still waits for its response
+  // Shutdown, once the deadline has passed: every open response ends (a waiting POST gets an
+  // error carrying `reason`) and every running call is cancelled. Records are kept.
+  void end_all(std::string_view reason);
+  // After the event loop has stopped: saves the records, waits for cancelled calls to
+  // return, and drops every dispatcher (so none of them posts to the loop afterwards).
+  void close_all();
+  std::size_t size() const noexcept { return live_.size() + dormant_.size(); }
+
+ private:
+  std::shared_ptr<http_session> lookup(const request_view& req, http_reply& refusal);
+  std::shared_ptr<http_session> create(http_reply& refusal);
+  std::shared_ptr<http_session> revive(const session_record& rec);
+  void start_dispatcher(const std::shared_ptr<http_session>& hs);
+  void remove(const std::string& id, std::string_view reason);
+  session_record record_of(http_session& hs) const;
+  void save();
+
+  mcp::server& server_;
+  auth::scope ceiling_;
+  table_options options_;
+  post_fn post_;
+  clock_fn now_;
+  std::map<std::string, std::shared_ptr<http_session>> live_;
+  std::map<std::string, session_record> dormant_;  // loaded at start-up, not yet used again
+  bool dirty_ = false;
+};
+
+}  // namespace omgdb::transports::http
