@@ -66,13 +66,6 @@ bool loopback_authority(std::string_view host, std::string_view port, std::uint1
   return h == "127.0.0.1" || h == "localhost" || h == "[::1]";
 }
 
-bool in_list(const std::vector<std::string>& list, const std::string& value) {
-  for (const auto& entry : list) {
-    if (lower(entry) == value) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::optional<std::string> normalize_origin(std::string_view text) {
