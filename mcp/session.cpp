@@ -73,11 +73,11 @@ void session::handle_text(std::string_view text) {
     log::debug("ignored a line that is not JSON: " + parsed.error().message);
     return;
   }
-  if (!parsed->value.is_object()) return;
-  handle(parsed->value, parsed->violation);
+  handle_message(parsed->value, parsed->violation);
 }
 
-void session::handle(const bj::value& msg, const std::string& violation) {
+void session::handle_message(const bj::value& msg, const std::string& violation) {
+  if (!msg.is_object()) return;
   const bj::object& obj = msg.get_object();
   auto mit = obj.find("method");
   if (mit == obj.end() || !mit->value().is_string()) return;  // responses and junk are ignored

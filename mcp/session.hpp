@@ -49,6 +49,9 @@ class session : public std::enable_shared_from_this<session> {
 
   // One incoming message as text (a stdin line or an HTTP body).
   void handle_text(std::string_view text);
+  // One incoming message its transport has already parsed with json::parse; `violation` is
+  // that parse's strictness violation ("" when clean). Non-objects are ignored.
+  void handle_message(const boost::json::value& msg, const std::string& violation);
 
   // Cancels every call still queued or running; their replies are dropped.
   void cancel_all();
@@ -62,7 +65,6 @@ class session : public std::enable_shared_from_this<session> {
  private:
   struct call_state;
 
-  void handle(const boost::json::value& msg, const std::string& violation);
   void reply_result(const boost::json::value& id, boost::json::value result);
   void reply_error(const boost::json::value& id, int code, std::string_view message);
   void on_initialize(const boost::json::value& id, const boost::json::object& params);

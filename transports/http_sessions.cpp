@@ -180,7 +180,7 @@ exchange session_table::handle_post(const request_view& req, std::string_view bo
   ex.reply.set("Mcp-Session-Id", hs->id());
 
   if (!is_request) {
-    hs->mcp().handle_text(body);
+    hs->mcp().handle_message(msg, parsed->violation);
     if (method == "notifications/cancelled") {
       if (const bj::object* p = params_of(obj); p && p->contains("requestId")) {
         hs->cancelled(json::serialize(p->at("requestId")));
@@ -205,7 +205,7 @@ exchange session_table::handle_post(const request_view& req, std::string_view bo
   } else if (method == "logging/setLevel") {
     hs->log_level = string_param(obj, "level");
   }
-  hs->mcp().handle_text(body);
+  hs->mcp().handle_message(msg, parsed->violation);
   return ex;
 }
 
