@@ -7,6 +7,14 @@
 #   (b) `get` by _id over stdio, 64 in flight, ~10 s, on 100,000 documents, vs. a ping baseline
 #   (c) with --build: clean configure + `cmake --build -j2` of the whole project, ccache off
 #
+# Usage: bench/run.sh /path/to/omgdb --engine [options of bench/bench_engine.py]
+#
+#   Only the engine benchmarks against raw RocksDB (db_bench; installs rocksdb-tools when
+#   missing), on 1,000,000 documents, a few minutes:
+#   (d) filter evaluation on a full scan (count_documents) vs `db_bench readseq`, as a ratio
+#   (e) import_jsonl and update_many documents/s vs `db_bench fillseq`, side by side
+#   They write bench/out/engine.json.
+#
 # Prints a report and writes bench/out/results.json. See bench/README.md.
 set -euo pipefail
 if [[ $# -lt 1 || $1 == -h || $1 == --help ]]; then
@@ -18,4 +26,13 @@ if ! command -v python3 >/dev/null 2>&1; then
   echo "bench: python3 is required" >&2
   exit 2
 fi
-exec python3 "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bench.py" "$@"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+args=()
+engine=0
+for arg in "$@"; do
+  if [[ $arg == --engine ]]; then engine=1; else args+=("$arg"); fi
+done
+if (( engine )); then
+  exec python3 "$here/bench_engine.py" "${args[@]}"
+fi
+exec python3 "$here/bench.py" "$@"
