@@ -257,6 +257,151 @@ class store {
                                    const scan_control& control = {}) const;
   // --- end of read side ---
 
+  // --- cursors and validation ---
+  // Persisted keyset cursors (store_cursor.cpp, docs/cursors.md). A cursor is the meta key
+  // "cursor/<token>" holding the collection, filter, sort, projection, the last (sort key,
+  // `_id`) returned and its created / last-used times; never a snapshot of documents. Each
+  // batch is a find() that starts strictly after the stored position, so a cursor survives a
+  // restart and never returns the same position twice. Cursor state is not data: it is
+  // written outside the op-log and not part of dump().
+  static constexpr std::int64_t k_cursor_idle_millis = 10 * 60 * 1000;  // idle expiry
+  static constexpr std::uint64_t k_cursor_default_batch = 100;
+  static constexpr std::uint64_t k_cursor_max_batch = 10000;
+  struct cursor_request {
+    document filter;                       // {}: every document
+    document sort;                         // {}: `_id` ascending
+    document projection;                   // {}: whole documents
+    // 1..k_cursor_max_batch; none: k_cursor_default_batch for cursor_open, the size the
+    // cursor was opened with for cursor_next
+    std::optional<std::uint64_t> batch_size;
+    std::size_t max_bytes = 1 << 20;       // a batch may end earlier at this many bytes
+    std::optional<std::int64_t> now_millis;  // the clock (tests); default: the system clock
+  };
+  struct cursor_batch {
+    std::string token;                     // 32 lowercase hex digits (128 random bits)
+    std::string ndjson;                    // relaxed Extended JSON, one document per line
+    std::uint64_t returned = 0;
+    bool exhausted = false;                // no more documents: the cursor was removed
+  };
+  // Opens a cursor and returns its first batch. Errors as find() (bad filter, sort,
+  // projection, collection name) and a batch size outside 1..k_cursor_max_batch. An exhausted
+  // first batch stores nothing. Also removes cursors idle longer than k_cursor_idle_millis.
+  result<cursor_batch> cursor_open(std::string_view collection, const cursor_request& request,
+                                   const scan_control& control = {});
+  // The next batch of the cursor `token` (request.filter / sort / projection are ignored:
+  // the cursor's own are used). Errors: an unknown token ("no cursor `…`: …"), a cursor idle
+  // for more than k_cursor_idle_millis (removed, "cursor `…` expired: …").
+  result<cursor_batch> cursor_next(std::string_view token, const cursor_request& request,
+                                   const scan_control& control = {});
+  // Removes the cursor; an unknown (or expired) token is an error.
+  status cursor_close(std::string_view token, std::optional<std::int64_t> now_millis = {});
+
+  // Validation rules (store_validate.cpp, engine/validation.hpp, docs/validation.md). The spec
+  // is kept in meta "rules/" + u32 collection id. Every document write (insert, insert_many,
+  // replace, updates, bulk_write, import_jsonl) is checked against it before it is written;
+  // a violation fails the call, naming the document's `_id`, the field and the rule, and the
+  // call writes nothing. Existing documents are not checked when rules are defined.
+  struct define_result {
+    bool created = false;  // the collection did not exist and was cataloged
+    bool removed = false;  // an empty spec {}: the rules were removed
+  };
+  // Sets (replaces) the rules of `collection`, cataloging it when it does not exist. The
+  // change is op-logged as op "define_collection" (before / after: the old / new spec).
+  // Errors: a bad spec (naming the keyword), `unique` (unique indexes are not available in
+  // this version), a bad collection name.
+  result<define_result> define_collection(std::string_view collection, const document& spec);
+  // The collection's spec as defined, or nullopt when it has none.
+  result<std::optional<document>> collection_rules(std::string_view collection) const;
+  struct validate_report {
+    struct entry {
+      value id;
+      std::vector<std::string> reasons;  // at most k_validate_max_reasons
+    };
+    std::uint64_t checked = 0;           // documents examined
+    std::uint64_t violating = 0;         // documents breaking a rule (all of them counted)
+    std::vector<entry> documents;        // the first max_documents of them, in `_id` order
+  };
+  static constexpr std::size_t k_validate_max_reasons = 10;
+  // Checks every document of `collection` against its rules under one snapshot. Errors: an
+  // unknown collection (did-you-mean), a collection without rules.
+  result<validate_report> validate(std::string_view collection, std::size_t max_documents,
+                                   const scan_control& control = {}) const;
+  // --- end of cursors and validation ---
+
+  // --- verify, plan, apply, rollback ---
+  // verify (store_verify.cpp, docs/changes.md): replays the op-log from empty into memory
+  // (per collection a map keystring(_id) -> hash of the document's BSON, so memory grows with
+  // the number of documents, not with their size) under one snapshot, and compares it with
+  // the live documents and the meta counters. Mismatches name the collection and the `_id`;
+  // at most verify_report::k_max_mismatches are listed, `more_mismatches` counts the rest.
+  struct verify_collection {
+    std::string name;
+    std::uint64_t documents = 0;         // live documents
+    std::uint64_t oplog_documents = 0;   // documents after replaying the op-log
+    std::uint64_t counter = 0;           // the meta document counter
+    bool hash_matches = false;           // same `_id`s with the same bytes, live and replayed
+    bool counter_matches = false;        // counter == live documents
+  };
+  struct verify_report {
+    static constexpr std::size_t k_max_mismatches = 100;
+    bool ok = false;
+    std::vector<verify_collection> collections;  // cataloged or replayed, in name order
+    std::uint64_t oplog_records = 0;
+    std::uint64_t last_seq = 0;          // seq of the newest record (0: empty op-log)
+    std::uint64_t meta_last_seq = 0;     // what meta records as the newest seq
+    std::vector<std::string> mismatches;
+    std::uint64_t more_mismatches = 0;
+  };
+  result<verify_report> verify(const scan_control& control = {}) const;
+
+  // plan_update (store_plan.cpp) computes an update without writing documents and persists
+  // the plan in meta `plan/<token>`: collection, filter, update, arrayFilters, the matched
+  // `_id`s with a fingerprint (64-bit hash of the stored BSON) of each, created time. The
+  // collection must exist; at most plan_result::k_max_matches documents may match. Errors
+  // are those of update_many (filter, update, a document the update fails on).
+  struct plan_request {
+    document filter;  // the tool requires it; {} means every document
+    document update;
+    array array_filters;
+  };
+  struct plan_sample {
+    document before;
+    document after;
+  };
+  struct plan_result {
+    static constexpr std::uint64_t k_max_matches = 100000;
+    static constexpr std::size_t k_sample_size = 3;
+    std::string token;                // 32 lowercase hex digits (128 random bits)
+    std::uint64_t matched = 0;
+    std::uint64_t would_modify = 0;
+    std::vector<plan_sample> sample;  // the first matches in `_id` order
+  };
+  result<plan_result> plan_update(std::string_view collection, const plan_request& request,
+                                  const scan_control& control = {});
+
+  // apply (store_plan_apply.cpp) applies a plan exactly once. It re-runs the filter and
+  // refuses, writing nothing, when a planned document changed or was deleted or another one
+  // now matches, naming the `_id`s. The documents, their op-log records (op "update" with a
+  // `change` field), the used plan and the change record (meta `change/<id>`: the `_id`s
+  // with before/after fingerprints) are one atomic batch. Unknown or used tokens are errors.
+  struct apply_result {
+    std::string change_id;            // 32 lowercase hex digits
+    std::uint64_t matched = 0;
+    std::uint64_t modified = 0;
+  };
+  result<apply_result> apply(std::string_view token, const scan_control& control = {});
+
+  // rollback restores every document of a change to its before image in one atomic batch
+  // (op-log records op "update" with `change` and `undo: true`), refusing, writing nothing,
+  // when any of them changed after the apply (naming them). A change is rolled back at most
+  // once; an unknown change id is an error.
+  struct rollback_result {
+    std::string change_id;
+    std::uint64_t restored = 0;
+  };
+  result<rollback_result> rollback(std::string_view change_id, const scan_control& control = {});
+  // --- end of verify, plan, apply, rollback ---
+
   struct impl;
 
  private:

@@ -317,3 +317,113 @@ class collection_scan {
 
 }  // namespace omgdb::engine::detail
 // --- end of read side ---
+
+// --- verify, plan, apply, rollback ---
+namespace omgdb::engine::detail {
+
+// meta "plan/" + token      → BSON {collection, filter, update, arrayFilters, matches:
+//                              [{_id, fp}], created, applied?: change id}
+// meta "change/" + id       → BSON {token, collection, batch, firstSeq, lastSeq, created,
+//                              docs: [{_id, before: fp, after: fp}], rolledBack?: {batch, at}}
+inline constexpr std::string_view k_meta_plan_prefix = "plan/";
+inline constexpr std::string_view k_meta_change_prefix = "change/";
+
+// A 64-bit hash of `bytes` (FNV-1a, then a 64-bit finalizer), stable across builds and
+// platforms: fingerprints are persisted. Not cryptographic: it detects change, not forgery.
+std::uint64_t content_hash(std::string_view bytes);
+// 32 lowercase hex digits from 128 bits of std::random_device.
+std::string random_hex128();
+
+// The atomic batch of one apply or rollback (store_plan_batch.cpp): documents, op-log
+// records carrying the change id, meta records. Like write_txn it is used only while holding
+// store::impl::writer, and the in-memory seq / batch counters move only when commit()
+// succeeds. Unlike write_txn it always reserves a batch id, even for a change of nothing.
+class change_batch {
+ public:
+  change_batch(store::impl& s, std::string change_id);
+  rocksdb::WriteBatch& batch() noexcept { return batch_; }
+  // Appends {seq, op: "update", collection, _id, before, after, batch, change, undo?, ts};
+  // before/after are stored BSON bytes, copied in.
+  status log_update(std::string_view collection, const value& id, std::string_view before,
+                    std::string_view after, bool undo);
+  std::uint64_t batch_id() const noexcept { return batch_id_; }
+  std::uint64_t first_seq() const noexcept { return s_last_seq_ + 1; }
+  std::uint64_t last_seq() const noexcept { return seq_; }  // == first_seq() - 1: no records
+  status commit();
+
+ private:
+  store::impl& s_;
+  std::string change_id_;
+  rocksdb::WriteBatch batch_;
+  std::uint64_t s_last_seq_;
+  std::uint64_t seq_;
+  std::uint64_t batch_id_;
+};
+
+
+// A plan as persisted under meta "plan/" + token (store_plan.cpp).
+struct plan_record {
+  std::string collection;
+  document filter;
+  document update;
+  array array_filters;
+  std::vector<std::pair<value, std::uint64_t>> matches;  // _id, fingerprint; `_id` order
+  std::int64_t created_millis = 0;
+  std::optional<std::string> applied;  // the change id, once applied
+};
+result<std::string> encode_plan(const plan_record& p);
+// nullopt when there is no such plan.
+result<std::optional<plan_record>> read_plan(const store::impl& s, std::string_view token);
+
+// A change as persisted under meta "change/" + id (store_plan_apply.cpp).
+struct change_record {
+  struct entry {
+    value id;
+    std::uint64_t before = 0;  // fingerprints
+    std::uint64_t after = 0;
+  };
+  std::string token;
+  std::string collection;
+  std::uint64_t batch = 0;
+  std::uint64_t first_seq = 0;  // its op-log records: [first_seq, last_seq]
+  std::uint64_t last_seq = 0;
+  std::int64_t created_millis = 0;
+  std::vector<entry> docs;  // modified documents, `_id` order
+  std::optional<std::int64_t> rolled_back_millis;
+  std::uint64_t rolled_back_batch = 0;
+};
+result<std::string> encode_change(const change_record& c);
+result<std::optional<change_record>> read_change(const store::impl& s, std::string_view id);
+
+// One stored document met by plan_scan.
+struct plan_doc {
+  std::string key;    // docs key
+  std::string bytes;  // stored BSON
+  document doc;
+};
+// Visits the documents of `c` in `_id` order at the latest state (the caller holds the
+// writer mutex), polling `control`. `visit` returns false to stop.
+status plan_scan(const store::impl& s, const catalog_entry& c, const scan_control& control,
+                 const std::function<result<bool>(plan_doc&)>& visit);
+// "document with _id 5" style naming for messages.
+std::string id_list(const std::vector<value>& ids, std::size_t max_named = 20);
+
+}  // namespace omgdb::engine::detail
+// --- end of verify, plan, apply, rollback ---
+
+// --- cursors and validation ---
+// Meta keys: "cursor/" + token → BSON cursor state (store_cursor.cpp);
+//            "rules/" + u32 collection id → BSON validation spec (store_validate.cpp).
+namespace omgdb::engine::detail {
+
+inline constexpr std::string_view k_meta_rules_prefix = "rules/";
+std::string rules_key(std::uint32_t collection_id);
+
+// The write-path hook: refuses `doc`, about to be written to collection `c`, when it breaks
+// the collection's validation rules ("document _id 5 breaks the validation rules of `users`:
+// field `age` must be at least 0 (minimum), got -3"). Reads the latest state (the caller holds
+// store::impl::writer); compiled rules are cached by their bytes. No rules: ok.
+status check_rules(const store::impl& s, const catalog_entry& c, const document& doc);
+
+}  // namespace omgdb::engine::detail
+// --- end of cursors and validation ---

@@ -194,6 +194,7 @@ status write_session::log_write(const catalog_entry& c, std::string_view op, con
 result<value> write_session::insert(catalog_entry& c, document doc) {
   auto id = prepare_new_document(doc);
   if (!id) return std::move(id).error();
+  if (auto v = check_rules(s_, c, doc); !v) return std::move(v).error();  // validation
   std::string key = doc_key(c.id, *id);
   auto existing = read(key);
   if (!existing) return std::move(existing).error();
@@ -216,6 +217,7 @@ result<bool> write_session::overwrite(const catalog_entry& c, const session_doc&
   auto bytes = to_bson(next);
   if (!bytes) return std::move(bytes).error();
   if (*bytes == old.bytes) return false;
+  if (auto v = check_rules(s_, c, next); !v) return std::move(v).error();  // validation
   txn_.batch().Put(s_.docs, old.key, *bytes);
   if (auto l = log_write(c, op, find_field(old.doc, "_id"), old.bytes, *bytes); !l) {
     return std::move(l).error();

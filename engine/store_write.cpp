@@ -142,6 +142,7 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
       if (!existing) return std::move(existing).error();
       if (existing->has_value()) return fail(i, duplicate_id(*id, collection));
     }
+    if (auto v = check_rules(s, entry, docs[i]); !v) return fail(i, std::move(v).error());  // validation
     auto bytes = to_bson(docs[i]);
     if (!bytes) return fail(i, std::move(bytes).error());
     txn.batch().Put(s.docs, key, *bytes);
@@ -223,6 +224,7 @@ result<replace_outcome> store::replace(std::string_view collection, const value&
   auto bytes = to_bson(next);
   if (!bytes) return std::move(bytes).error();
   if (*bytes == (*old)->bytes) return replace_outcome{1, 0};  // unchanged: nothing to write
+  if (auto v = check_rules(s, entry, next); !v) return std::move(v).error();  // validation
 
   write_txn txn(s);
   txn.batch().Put(s.docs, key, *bytes);
@@ -286,6 +288,7 @@ result<std::uint64_t> store::drop_collection(std::string_view collection) {
   txn.batch().DeleteRange(s.docs, docs_prefix(entry.id), docs_prefix(entry.id + 1));
   txn.batch().Delete(s.meta, catalog_key(collection));
   txn.batch().Delete(s.meta, count_key(entry.id));
+  txn.batch().Delete(s.meta, rules_key(entry.id));  // validation rules
   // One record for the whole drop (not one per document), holding the count.
   if (auto l = txn.log("drop_collection", collection, nullptr, {}, {}, entry.documents); !l) {
     return std::move(l).error();

@@ -6,6 +6,9 @@
 #include "engine/ejson.hpp"
 #include "tools/args.hpp"
 #include "tools/catalog.hpp"
+#include "tools/change_tools.hpp"
+#include "tools/cursor_tools.hpp"
+#include "tools/schema_tools.hpp"
 
 namespace omgdb::tools {
 namespace bj = boost::json;
@@ -255,10 +258,15 @@ void add_read_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_r
                       {"filter", param_type::object, false},
                       {"maxValues", param_type::integer, false}},
                      read_only, distinct_tool));
+  out.push_back(cursor_open_tool(stores));
+  out.push_back(cursor_next_tool(stores));
+  out.push_back(cursor_close_tool(stores));
   out.push_back(make(stores, "describe", "Markdown manual of the database.", {p_path}, read_only,
                      describe_tool));
   out.push_back(make(stores, "dump", "Deterministic canonical export of every document.", {p_path},
                      read_only, dump_tool));
+  out.push_back(verify_tool(stores));
+  out.push_back(validate_tool(stores));
 }
 
 }  // namespace omgdb::tools

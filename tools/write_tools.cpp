@@ -5,6 +5,8 @@
 #include "engine/ejson.hpp"
 #include "tools/args.hpp"
 #include "tools/catalog.hpp"
+#include "tools/change_tools.hpp"
+#include "tools/schema_tools.hpp"
 #include "tools/update_tools.hpp"
 
 namespace omgdb::tools {
@@ -144,9 +146,13 @@ void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_
   out.push_back(delete_many_tool(stores));
   out.push_back(find_one_and_update_tool(stores));
   out.push_back(bulk_write_tool(stores));
+  out.push_back(define_collection_tool(stores));
   out.push_back(make(stores, "create_collection",
                      "Create an explicitly cataloged collection, including an empty one.",
                      {p_path, p_collection}, plain_write, scope::read_write, create_collection_tool));
+  out.push_back(plan_update_tool(stores));
+  out.push_back(apply_tool(stores));
+  out.push_back(rollback_tool(stores));
   out.push_back(make(stores, "drop_collection",
                      "Drop a collection with all of its documents and index metadata. The only tool "
                      "above `read-write`: it is never advertised or callable unless the server was "

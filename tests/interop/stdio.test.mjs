@@ -25,10 +25,11 @@ import {
 const BIN = process.env.OMGDB_BIN;
 if (!BIN) throw new Error('OMGDB_BIN is not set: run tests/interop/run.sh /path/to/omgdb');
 
-const READ_TOOLS = ['get', 'inspect', 'list_collections', 'find', 'count_documents', 'distinct', 'describe',
-  'dump'];
-const WRITE_TOOLS = ['insert', 'insert_many', 'import_jsonl', 'replace', 'delete', 'update_one', 'update_many',
-  'delete_many', 'find_one_and_update', 'bulk_write', 'create_collection'];
+const READ_TOOLS = ['get', 'inspect', 'list_collections', 'find', 'count_documents', 'distinct',
+  'cursor_open', 'cursor_next', 'cursor_close', 'describe', 'dump', 'verify', 'validate'];
+const WRITE_TOOLS = ['insert', 'insert_many', 'import_jsonl', 'replace', 'delete', 'update_one',
+  'update_many', 'delete_many', 'find_one_and_update', 'bulk_write', 'define_collection', 'create_collection',
+  'plan_update', 'apply', 'rollback'];
 const DANGEROUS_TOOLS = ['drop_collection'];
 
 // ---------------------------------------------------------------------------------------------
@@ -299,7 +300,8 @@ test('tools/list at the default scope (read-write)', { timeout: 60_000 }, async 
     }
     const scope = READ_TOOLS.includes(tool.name) ? 'read' : 'read-write';
     assert.equal(raw[tool.name].annotations?.requiredScope, scope, `${tool.name}: requiredScope`);
-    assert.equal(tool.annotations?.readOnlyHint, scope === 'read', `${tool.name}: readOnlyHint`);
+    // The cursor tools run at read scope but persist cursor state: readOnlyHint false (seed).
+    assert.equal(tool.annotations?.readOnlyHint, scope === 'read' && !tool.name.startsWith('cursor_'), `${tool.name}: readOnlyHint`);
   }
   if (tools[0].annotations?.requiredScope === undefined) {
     t.diagnostic('note: the SDK client drops annotations.requiredScope (not an MCP-defined key); hosts built on it never see it');
