@@ -58,6 +58,20 @@ engine::scan_control scan_hooks(mcp::call_context& ctx) {
   return c;
 }
 
+mcp::tool make_tool(std::shared_ptr<engine::store_registry> stores, std::string name, std::string description,
+                    std::vector<mcp::param> params, mcp::annotations hints, auth::scope scope, store_handler fn) {
+  mcp::tool t;
+  t.name = std::move(name);
+  t.description = std::move(description);
+  t.params = std::move(params);
+  t.hints = hints;
+  t.required_scope = scope;
+  t.handler = [stores = std::move(stores), fn](const bj::object& args, mcp::call_context& ctx) {
+    return fn(*stores, args, ctx);
+  };
+  return t;
+}
+
 result<std::shared_ptr<engine::store>> open_store(engine::store_registry& stores, const bj::object& args) {
   auto path = required_string(args, "path");
   if (!path) return std::move(path).error();

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+#include <memory>
 
 #include <boost/json/object.hpp>
 
@@ -31,6 +33,15 @@ result<engine::value> id_arg(const boost::json::object& args, std::string_view n
 
 // The hooks an engine scan polls, wired to the call's cancellation flag and progress sink.
 engine::scan_control scan_hooks(mcp::call_context& ctx);
+
+// A handler over the process's open stores.
+using store_handler = mcp::tool_result (*)(engine::store_registry&, const boost::json::object&,
+                                           mcp::call_context&);
+
+// A catalogue entry whose handler calls `fn` with the shared store registry.
+mcp::tool make_tool(std::shared_ptr<engine::store_registry> stores, std::string name,
+                    std::string description, std::vector<mcp::param> params, mcp::annotations hints,
+                    auth::scope scope, store_handler fn);
 
 // Opens the store named by the `path` argument.
 result<std::shared_ptr<engine::store>> open_store(engine::store_registry& stores,

@@ -94,18 +94,10 @@ tool_result close_tool(engine::store_registry& stores, const bj::object& args, m
   return tool_result::text(json::serialize(bj::object{{"token", *token}, {"closed", true}}));
 }
 
-using handler_fn = tool_result (*)(engine::store_registry&, const bj::object&, mcp::call_context&);
-
 mcp::tool make(std::shared_ptr<engine::store_registry> stores, std::string name, std::string description,
-               std::vector<param> params, handler_fn fn) {
-  mcp::tool t;
-  t.name = std::move(name);
-  t.description = std::move(description);
-  t.params = std::move(params);
-  t.hints = cursor_hints;
-  t.required_scope = auth::scope::read;
-  t.handler = [stores, fn](const bj::object& args, mcp::call_context& ctx) { return fn(*stores, args, ctx); };
-  return t;
+               std::vector<param> params, store_handler fn) {
+  return make_tool(std::move(stores), std::move(name), std::move(description), std::move(params), cursor_hints,
+                   auth::scope::read, fn);
 }
 
 }  // namespace

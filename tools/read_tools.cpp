@@ -214,18 +214,10 @@ tool_result dump_tool(engine::store_registry& stores, const bj::object& args, mc
   return r;
 }
 
-using handler_fn = tool_result (*)(engine::store_registry&, const bj::object&, mcp::call_context&);
-
 mcp::tool make(std::shared_ptr<engine::store_registry> stores, std::string name, std::string description,
-               std::vector<param> params, mcp::annotations hints, handler_fn fn) {
-  mcp::tool t;
-  t.name = std::move(name);
-  t.description = std::move(description);
-  t.params = std::move(params);
-  t.hints = hints;
-  t.required_scope = auth::scope::read;
-  t.handler = [stores, fn](const bj::object& args, mcp::call_context& ctx) { return fn(*stores, args, ctx); };
-  return t;
+               std::vector<param> params, mcp::annotations hints, store_handler fn) {
+  return make_tool(std::move(stores), std::move(name), std::move(description), std::move(params), hints,
+                   auth::scope::read, fn);
 }
 
 }  // namespace

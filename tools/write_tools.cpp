@@ -108,37 +108,24 @@ tool_result drop_collection_tool(engine::store_registry& stores, const bj::objec
       bj::object{{"collection", *coll}, {"dropped", true}, {"deletedDocuments", *n}}));
 }
 
-using handler_fn = tool_result (*)(engine::store_registry&, const bj::object&, mcp::call_context&);
-
-mcp::tool make(std::shared_ptr<engine::store_registry> stores, std::string name, std::string description,
-               std::vector<param> params, mcp::annotations hints, auth::scope scope, handler_fn fn) {
-  mcp::tool t;
-  t.name = std::move(name);
-  t.description = std::move(description);
-  t.params = std::move(params);
-  t.hints = hints;
-  t.required_scope = scope;
-  t.handler = [stores, fn](const bj::object& args, mcp::call_context& ctx) { return fn(*stores, args, ctx); };
-  return t;
-}
 
 }  // namespace
 
 void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_registry> stores) {
   using auth::scope;
-  out.push_back(make(stores, "insert", "Insert one document; returns the assigned `_id`.",
+  out.push_back(make_tool(stores, "insert", "Insert one document; returns the assigned `_id`.",
                      {p_path, p_collection, {"document", param_type::object, true}}, plain_write,
                      scope::read_write, insert_tool));
-  out.push_back(make(stores, "insert_many",
+  out.push_back(make_tool(stores, "insert_many",
                      "Atomically insert an array of documents in one durable transaction.",
                      {p_path, p_collection, {"documents", param_type::array_of_objects, true}},
                      plain_write, scope::read_write, insert_many_tool));
   out.push_back(import_jsonl_tool(stores));
-  out.push_back(make(stores, "replace",
+  out.push_back(make_tool(stores, "replace",
                      "Replace one document by exact `_id`, preserving `_id` identity.",
                      {p_path, p_collection, {"id", param_type::any, true}, {"document", param_type::object, true}},
                      plain_write, scope::read_write, replace_tool));
-  out.push_back(make(stores, "delete", "Delete one document by exact `_id`.",
+  out.push_back(make_tool(stores, "delete", "Delete one document by exact `_id`.",
                      {p_path, p_collection, {"id", param_type::any, true}}, delete_hints,
                      scope::read_write, delete_tool));
   out.push_back(update_one_tool(stores));
@@ -147,13 +134,13 @@ void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_
   out.push_back(find_one_and_update_tool(stores));
   out.push_back(bulk_write_tool(stores));
   out.push_back(define_collection_tool(stores));
-  out.push_back(make(stores, "create_collection",
+  out.push_back(make_tool(stores, "create_collection",
                      "Create an explicitly cataloged collection, including an empty one.",
                      {p_path, p_collection}, plain_write, scope::read_write, create_collection_tool));
   out.push_back(plan_update_tool(stores));
   out.push_back(apply_tool(stores));
   out.push_back(rollback_tool(stores));
-  out.push_back(make(stores, "drop_collection",
+  out.push_back(make_tool(stores, "drop_collection",
                      "Drop a collection with all of its documents and index metadata. The only tool "
                      "above `read-write`: it is never advertised or callable unless the server was "
                      "started with `--scope dangerous`.",
