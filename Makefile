@@ -5,7 +5,7 @@
 #   make run        build, create the default store and a token if missing, serve MCP over
 #                   HTTP on 127.0.0.1:41922 (agents that spawn a process use `omgdb mcp`)
 #   make test       build and run every test (unit, transcripts, seed session, CLI, HTTP,
-#                   TypeScript SDK interop, differential against mingo)
+#                   TypeScript SDK interop, differential against mingo, crash and restart)
 #   make test-asan  the same tests on an AddressSanitizer + UBSan build (build/asan)
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
 #   make clean      remove build/
