@@ -30,7 +30,7 @@ value int_or_long(i64 n) {
   return value(n);
 }
 
-// A numeric operand of `op`, refusing decimals (not implemented) and other types.
+// A numeric operand of `op`; decimal128 and non-numbers are refused with an error naming `op`.
 const value& numeric(const std::string& op, const value& v) {
   if (v.is_decimal()) fail(op + " does not support decimal operands yet");
   if (!v.is_number()) fail(op + " only supports numeric types, not " + type_name(v));
