@@ -16,77 +16,6 @@ namespace {
 
 using namespace detail;
 
-std::string join_path(const std::string& parent, std::string_view name) {
-  return parent.empty() ? std::string(name) : parent + "." + std::string(name);
-}
-
-status check_field_names(const document& doc, const std::string& parent);
-
-status check_value_names(const value& v, const std::string& path) {
-  if (v.is_document()) return check_field_names(v.as_document(), path);
-  if (v.is_array()) {
-    const auto& items = v.as_array();
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (auto s = check_value_names(items[i], path + "." + std::to_string(i)); !s) return s;
-    }
-  }
-  return {};
-}
-
-// Field names at every depth (also inside arrays): no leading '$' (operator syntax) and no
-// '.' (path syntax), so every stored field is addressable by a dotted path.
-status check_field_names(const document& doc, const std::string& parent) {
-  for (const auto& f : doc) {
-    std::string where = join_path(parent, f.name);
-    if (!f.name.empty() && f.name.front() == '$') {
-      return make_error("invalid field name `" + where + "`: field names must not start with '$'");
-    }
-    if (f.name.find('.') != std::string::npos) {
-      return make_error("invalid field name `" + where + "`: field names must not contain '.'");
-    }
-    if (auto s = check_value_names(f.val, where); !s) return s;
-  }
-  return {};
-}
-
-status check_id(const value& id) {
-  if (id.is_array()) return make_error("_id cannot be an array");
-  if (std::holds_alternative<regex>(id.raw())) return make_error("_id cannot be a regular expression");
-  return {};
-}
-
-value new_object_id() {
-  bson_oid_t oid;
-  bson_oid_init(&oid, nullptr);
-  object_id out;
-  std::copy(std::begin(oid.bytes), std::end(oid.bytes), out.bytes.begin());
-  return value(out);
-}
-
-// Validates `doc` for insertion and puts `_id` first (generating an ObjectId when absent),
-// as MongoDB does. Returns the `_id`.
-result<value> prepare_insert(document& doc) {
-  std::size_t ids = 0;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < doc.size(); ++i) {
-    if (doc[i].name == "_id") {
-      ++ids;
-      at = i;
-    }
-  }
-  if (ids > 1) return make_error("duplicate field `_id` in the document");
-  if (ids == 0) {
-    doc.insert(doc.begin(), field{"_id", new_object_id()});
-  } else if (at != 0) {
-    field id = std::move(doc[at]);
-    doc.erase(doc.begin() + static_cast<std::ptrdiff_t>(at));
-    doc.insert(doc.begin(), std::move(id));
-  }
-  if (auto s = check_id(doc.front().val); !s) return std::move(s).error();
-  if (auto s = check_field_names(doc, ""); !s) return std::move(s).error();
-  return doc.front().val;
-}
-
 failure duplicate_id(const value& id, std::string_view collection) {
   return make_error("duplicate _id " + to_json(id) + " in collection `" + std::string(collection) +
                     "`");
@@ -133,7 +62,7 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
     if (i % k_poll_every == 0 && i != 0) {
       if (auto p = poll(control, i, docs.size()); !p) return std::move(p).error();
     }
-    auto id = prepare_insert(docs[i]);
+    auto id = prepare_new_document(docs[i]);
     if (!id) return fail(i, std::move(id).error());
     std::string key = doc_key(entry.id, *id);
     if (!batch_keys.insert(key).second) return fail(i, duplicate_id(*id, collection));
@@ -220,7 +149,7 @@ result<replace_outcome> store::replace(std::string_view collection, const value&
     }
     next.push_back(std::move(f));
   }
-  if (auto c = check_field_names(next, ""); !c) return std::move(c).error();
+  if (auto c = check_document_rules(next); !c) return std::move(c).error();
   auto bytes = to_bson(next);
   if (!bytes) return std::move(bytes).error();
   if (*bytes == (*old)->bytes) return replace_outcome{1, 0};  // unchanged: nothing to write
