@@ -262,27 +262,7 @@ class compiler {
 
 }  // namespace
 
-std::string type_name(const value& v) {
-  switch (v.type()) {
-    case kind::null_: return "null";
-    case kind::boolean: return "bool";
-    case kind::int32: return "int";
-    case kind::int64: return "long";
-    case kind::double_: return "double";
-    case kind::string: return "string";
-    case kind::document: return "object";
-    case kind::array: return "array";
-    case kind::object_id: return "objectId";
-    case kind::date_time: return "date";
-    case kind::timestamp: return "timestamp";
-    case kind::binary: return "binData";
-    case kind::regex: return "regex";
-    case kind::decimal128: return "decimal";
-    case kind::min_key: return "minKey";
-    case kind::max_key: return "maxKey";
-  }
-  return "unknown";
-}
+std::string type_name(const value& v) { return std::string(bson_type_alias(v)); }
 
 }  // namespace expr_detail
 

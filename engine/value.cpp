@@ -205,4 +205,26 @@ value* find_field(document& doc, std::string_view name) {
   return nullptr;
 }
 
+std::string_view bson_type_alias(const value& v) noexcept {
+  switch (v.type()) {
+    case kind::null_: return "null";
+    case kind::boolean: return "bool";
+    case kind::int32: return "int";
+    case kind::int64: return "long";
+    case kind::double_: return "double";
+    case kind::string: return "string";
+    case kind::document: return "object";
+    case kind::array: return "array";
+    case kind::object_id: return "objectId";
+    case kind::date_time: return "date";
+    case kind::timestamp: return "timestamp";
+    case kind::binary: return "binData";
+    case kind::regex: return "regex";
+    case kind::decimal128: return "decimal";
+    case kind::min_key: return "minKey";
+    case kind::max_key: return "maxKey";
+  }
+  return "unknown";
+}
+
 }  // namespace omgdb::engine

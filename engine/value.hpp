@@ -165,6 +165,11 @@ bool equal(const value& a, const value& b);
 // MaxKey 127.
 int type_rank(const value& v);
 
+// The value's BSON type alias as `$type` and MongoDB's error messages spell it: "int", "long",
+// "double", "string", "object", "array", "binData", "objectId", "bool", "date", "null",
+// "regex", "timestamp", "decimal", "minKey", "maxKey".
+std::string_view bson_type_alias(const value& v) noexcept;
+
 // First field named `name` in a document, or nullptr.
 const value* find_field(const document& doc, std::string_view name);
 value* find_field(document& doc, std::string_view name);
