@@ -34,6 +34,10 @@ result<engine::value> id_arg(const boost::json::object& args, std::string_view n
 // The hooks an engine scan polls, wired to the call's cancellation flag and progress sink.
 engine::scan_control scan_hooks(mcp::call_context& ctx);
 
+// The two parameters nearly every document tool takes.
+inline const mcp::param p_path{"path", mcp::param_type::string, true};
+inline const mcp::param p_collection{"collection", mcp::param_type::string, true};
+
 // A handler over the process's open stores.
 using store_handler = mcp::tool_result (*)(engine::store_registry&, const boost::json::object&,
                                            mcp::call_context&);

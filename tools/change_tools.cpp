@@ -21,7 +21,6 @@ const mcp::annotations read_only{true, true, false};
 const mcp::annotations plain_write{false, false, false};
 const mcp::annotations destructive_write{false, false, true};
 
-const param p_path{"path", param_type::string, true};
 
 using handler_fn = tool_result (*)(engine::store&, const bj::object&, mcp::call_context&);
 

@@ -19,8 +19,6 @@ namespace {
 // Read scope, but they write cursor state: readOnlyHint false (seed, "Safety annotations").
 const mcp::annotations cursor_hints{false, false, false};
 
-param p_path{"path", param_type::string, true};
-param p_collection{"collection", param_type::string, true};
 param p_token{"token", param_type::string, true};
 param p_batch_size{"batchSize", param_type::integer, false};
 

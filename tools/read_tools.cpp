@@ -20,8 +20,6 @@ namespace {
 
 const mcp::annotations read_only{true, true, false};
 
-param p_path{"path", param_type::string, true};
-param p_collection{"collection", param_type::string, true};
 
 std::string size_text(std::size_t bytes) {
   if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";

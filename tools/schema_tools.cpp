@@ -20,8 +20,6 @@ namespace {
 
 constexpr std::size_t k_validate_max_documents = 100;
 
-param p_path{"path", param_type::string, true};
-param p_collection{"collection", param_type::string, true};
 
 tool_result define_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
   auto st = open_store(stores, args);

@@ -19,8 +19,6 @@ namespace {
 // None of these tools is read-only, idempotent or destructive in the seed's lists.
 const mcp::annotations plain_write{false, false, false};
 
-const param p_path{"path", param_type::string, true};
-const param p_collection{"collection", param_type::string, true};
 const param p_filter{"filter", param_type::object, true};
 const param p_update{"update", param_type::object, true};
 const param p_array_filters{"arrayFilters", param_type::array_of_objects, false};

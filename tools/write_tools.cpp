@@ -21,8 +21,6 @@ namespace {
 const mcp::annotations plain_write{false, false, false};
 const mcp::annotations delete_hints{false, true, true};
 
-param p_path{"path", param_type::string, true};
-param p_collection{"collection", param_type::string, true};
 
 tool_result insert_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
   auto st = open_store(stores, args);
