@@ -2,58 +2,23 @@
 // with tokens and change ids read from the results, across a restart of the store.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <random>
-
 #include "common/json.hpp"
-#include "tools/catalog.hpp"
+#include "tests/tools/tool_bench.hpp"
 
 namespace bj = boost::json;
 using namespace omgdb;
 
 namespace {
 
-class tool_bench {
+class tool_bench : public test::tool_bench {
  public:
-  tool_bench() {
-    std::random_device rd;
-    dir_ = std::filesystem::temp_directory_path() / ("omgdb-change-tools-" + std::to_string(rd()) + std::to_string(rd()));
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "app.omgdb").string();
-    REQUIRE(engine::store::create(path_).ok());
-    restart();
-  }
-  ~tool_bench() {
-    stores_->close_all();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  tool_bench(const tool_bench&) = delete;
-  tool_bench& operator=(const tool_bench&) = delete;
-
-  // Closes every store and builds a fresh catalogue, as a restarted server would.
-  void restart() {
-    if (stores_) stores_->close_all();
-    stores_ = std::make_shared<engine::store_registry>();
-    tools_ = tools::document_tools(stores_);
-  }
+  tool_bench() : test::tool_bench("omgdb-change-tools-") {}
 
   // Calls `name` with `args_json` (without `path`), returning (is_error, first text).
   std::pair<bool, std::string> call(const std::string& name, const std::string& args_json) {
-    auto parsed = json::parse_strict(args_json);
-    REQUIRE(parsed.ok());
-    bj::object args = parsed->as_object();
-    args["path"] = path_;
-    for (auto& t : tools_) {
-      if (t.name != name) continue;
-      mcp::call_context ctx;
-      ctx.scope = auth::scope::read_write;
-      auto r = t.handler(args, ctx);
-      REQUIRE(!r.texts.empty());
-      return {r.is_error, r.texts.front()};
-    }
-    FAIL("no tool " << name);
-    return {};
+    auto r = test::tool_bench::call(name, args_json);
+    REQUIRE(!r.texts.empty());
+    return {r.is_error, r.texts.front()};
   }
   // Calls a tool that must succeed and returns its JSON result.
   bj::object ok(const std::string& name, const std::string& args_json) {
@@ -64,12 +29,6 @@ class tool_bench {
     return parsed->as_object();
   }
   std::string dump() { return call("dump", "{}").second; }
-
- private:
-  std::filesystem::path dir_;
-  std::string path_;
-  std::shared_ptr<engine::store_registry> stores_;
-  std::vector<mcp::tool> tools_;
 };
 
 std::string text_of(const bj::value& v) { return std::string(v.as_string()); }

@@ -2,63 +2,16 @@
 // token read from the result, across a restart of the store, until exhausted; then close.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <random>
-
 #include "common/json.hpp"
-#include "tools/catalog.hpp"
+#include "tests/tools/tool_bench.hpp"
 
 namespace bj = boost::json;
 using namespace omgdb;
 
 namespace {
 
-class cursor_bench {
- public:
-  cursor_bench() {
-    std::random_device rd;
-    dir_ = std::filesystem::temp_directory_path() / ("omgdb-cursor-tools-" + std::to_string(rd()) + std::to_string(rd()));
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "app.omgdb").string();
-    REQUIRE(engine::store::create(path_).ok());
-    restart();
-  }
-  ~cursor_bench() {
-    stores_->close_all();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  cursor_bench(const cursor_bench&) = delete;
-  cursor_bench& operator=(const cursor_bench&) = delete;
-
-  // Closes every store and builds a fresh catalogue, as a restarted server would.
-  void restart() {
-    if (stores_) stores_->close_all();
-    stores_ = std::make_shared<engine::store_registry>();
-    tools_ = tools::document_tools(stores_);
-  }
-
-  // Calls `name` with `args_json` (without `path`) at read-write scope.
-  mcp::tool_result call(const std::string& name, const std::string& args_json) {
-    auto parsed = json::parse_strict(args_json);
-    REQUIRE(parsed.ok());
-    bj::object args = parsed->as_object();
-    args["path"] = path_;
-    for (auto& t : tools_) {
-      if (t.name != name) continue;
-      mcp::call_context ctx;
-      ctx.scope = auth::scope::read_write;
-      return t.handler(args, ctx);
-    }
-    FAIL("no tool " << name);
-    return {};
-  }
-
- private:
-  std::filesystem::path dir_;
-  std::string path_;
-  std::shared_ptr<engine::store_registry> stores_;
-  std::vector<mcp::tool> tools_;
+struct cursor_bench : test::tool_bench {
+  cursor_bench() : test::tool_bench("omgdb-cursor-tools-") {}
 };
 
 struct batch {

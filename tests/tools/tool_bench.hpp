@@ -1,0 +1,66 @@
+// A temporary store and the document-tool catalogue over it, for tests that drive tools
+// through their handlers (as the dispatcher would, minus the protocol).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "tools/catalog.hpp"
+
+namespace omgdb::test {
+
+class tool_bench {
+ public:
+  explicit tool_bench(const std::string& prefix) {
+    std::random_device rd;
+    dir_ = std::filesystem::temp_directory_path() / (prefix + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / "app.omgdb").string();
+    REQUIRE(engine::store::create(path_).ok());
+    restart();
+  }
+  ~tool_bench() {
+    stores_->close_all();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  tool_bench(const tool_bench&) = delete;
+  tool_bench& operator=(const tool_bench&) = delete;
+
+  // Closes every store and builds a fresh catalogue, as a restarted server would.
+  void restart() {
+    if (stores_) stores_->close_all();
+    stores_ = std::make_shared<engine::store_registry>();
+    tools_ = tools::document_tools(stores_);
+  }
+
+  // Calls `name` with `args_json` (without `path`) at read-write scope.
+  mcp::tool_result call(const std::string& name, const std::string& args_json) {
+    auto parsed = json::parse_strict(args_json);
+    REQUIRE(parsed.ok());
+    boost::json::object args = parsed->as_object();
+    args["path"] = path_;
+    for (auto& t : tools_) {
+      if (t.name != name) continue;
+      mcp::call_context ctx;
+      ctx.scope = auth::scope::read_write;
+      return t.handler(args, ctx);
+    }
+    FAIL("no tool " << name);
+    return {};
+  }
+
+ private:
+  std::filesystem::path dir_;
+  std::string path_;
+  std::shared_ptr<engine::store_registry> stores_;
+  std::vector<mcp::tool> tools_;
+};
+
+}  // namespace omgdb::test
