@@ -1,0 +1,37 @@
+// omgdb sql — layer 1 of read-only enforcement: a dialect-aware text classifier.
+//
+// It tokenizes the text the way the dialect's server does (strings incl. dollar-quoted and
+// E'…' / backslash-escaped, comments incl. nested /* */ on PostgreSQL, quoted identifiers),
+// then decides. It is deliberately conservative: anything it cannot understand is `refused`,
+// never guessed. It is one of three independent layers (see docs/sql-safety.md); the database's
+// own read-only transaction and single-statement execution back it up.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "config/connection.hpp"
+
+namespace omgdb::sql {
+
+enum class verdict {
+  read_only,  // exactly one statement; SELECT/WITH/VALUES/TABLE/SHOW/DESCRIBE/EXPLAIN (no ANALYZE)
+              // with no write, lock, session change or known side-effect function anywhere
+  write,      // exactly one statement that is understood but is not read-only
+  refused,    // empty, more than one statement, unterminated string/comment, MySQL executable
+              // comment, or otherwise not understood — never runs at any access level
+};
+
+struct classification {
+  verdict kind = verdict::refused;
+  // For `write` and `refused`: a precise reason a person and an agent can act on, e.g.
+  // "a data-modifying CTE (DELETE inside WITH) is not read-only" or
+  // "more than one statement: only one statement may run per call". Empty for read_only.
+  std::string reason;
+  // The statement's leading keyword, upper-cased ("SELECT", "INSERT", …); empty if none.
+  std::string keyword;
+};
+
+classification classify(std::string_view sql, config::sql_dialect dialect);
+
+}  // namespace omgdb::sql
