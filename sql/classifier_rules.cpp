@@ -155,6 +155,11 @@ class scanner {
       return make(i, "the table-valued function " + name + " runs PRAGMA " + name.substr(7) +
                          ", which is not on the read-only PRAGMA allow-list");
     if (!kind_at(i + 1, token_kind::open_paren)) return std::nullopt;
+    const auto raw = token_text(st_.text, t_[i]);
+    if (t_[i].kind == token_kind::quoted_ident && (raw[0] == 'U' || raw[0] == 'u'))
+      return make(i, "a U&\"…\" identifier used as a function name can hide any name behind "
+                     "Unicode escapes; write the function name plainly",
+                  verdict::refused);
     if (auto effect = side_effect_of(name))
       return make(i, std::string(token_text(st_.text, t_[i])) + "() " + std::string(*effect) +
                          ": a read-only statement may not call it");

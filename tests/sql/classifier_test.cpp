@@ -247,3 +247,14 @@ TEST_CASE("SHOW names what it shows, but a SHOW … WHERE may not call side-effe
   CHECK(v("SHOW FULL PROCESSLIST", my) == verdict::read_only);
   CHECK(v("SHOW TABLES WHERE SLEEP(5)", my) == verdict::write);
 }
+
+TEST_CASE("a PostgreSQL U&\"…\" function name is refused because escapes can spell any name") {
+  CHECK(v("SELECT U&\"\\0070g_sleep\"(1)", pg) == verdict::refused);
+  CHECK(v("SELECT * FROM U&\"\\0070g_read_file\"('/etc/passwd')", pg) == verdict::refused);
+  CHECK(v("SELECT U&\"d\\0061t\\+000061\" FROM t", pg) == verdict::read_only);  // a column is fine
+}
+
+TEST_CASE("a bracket-quoted SQLite function name is still recognised") {
+  CHECK(v("SELECT [load_extension]('x')", lite) == verdict::write);
+  CHECK(v("SELECT `readfile`('/etc/passwd')", lite) == verdict::write);
+}
