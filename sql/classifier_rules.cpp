@@ -152,8 +152,8 @@ class scanner {
     const std::string name = name_of(st_.text, t_[i]);
     if (st_.dialect == sql_dialect::sqlite && name.rfind("PRAGMA_", 0) == 0 &&
         !pragma_reads(name.substr(7)))
-      return make(i, "the table-valued function " + name + " runs PRAGMA " + name.substr(7) +
-                         ", which is not on the read-only PRAGMA allow-list");
+      return make(i, "the table-valued function " + std::string(token_text(st_.text, t_[i])) +
+                         " runs a PRAGMA that is not on the read-only PRAGMA allow-list");
     if (!kind_at(i + 1, token_kind::open_paren)) return std::nullopt;
     const auto raw = token_text(st_.text, t_[i]);
     if (t_[i].kind == token_kind::quoted_ident && (raw[0] == 'U' || raw[0] == 'u'))
