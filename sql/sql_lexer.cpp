@@ -256,11 +256,10 @@ class lexer {
         return quoted(pos_, next + 1, '"', token_kind::quoted_ident, false), true;
       return false;
     }
-    if (q != '\'') return false;
-    if (p == 'X' || (p == 'B' && d_ == sql_dialect::mysql))
-      return quoted(pos_, next, '\'', token_kind::string, false), true;
-    if (p == 'N' && d_ == sql_dialect::mysql)
-      return quoted(pos_, next, '\'', token_kind::string, plain_backslash()), true;
+    // MySQL: X'…', B'…' and N'…' are read like any '…' string. Its lexer is contextual — after
+    // `.` or `@`, or after digits, `b'…'` is an identifier followed by an ordinary string — so
+    // reading backslash escapes is the only safe choice: a real hex or bit literal holding a
+    // backslash is a syntax error anyway. SQLite: X'…' blobs have no escapes, like its strings.
     return false;
   }
 
