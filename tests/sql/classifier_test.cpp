@@ -287,3 +287,12 @@ TEST_CASE("a MySQL b'…' or x'…' after a dot or @ is an identifier and a stri
   CHECK(v("SELECT 1x'\\'' , SLEEP(1) -- '", my) == verdict::write);
   CHECK(v("SELECT x'41', b'101', N'abc'", my) == verdict::read_only);
 }
+
+TEST_CASE("a PostgreSQL E-string continued on the next line keeps its backslash escapes") {
+  // PostgreSQL reads E'a' <newline> '\'' as one E-string: the \' is an escaped quote and the
+  // second ' ends it, so pg_sleep is code.
+  CHECK(v("SELECT E'a'\n'\\'' , pg_sleep(1) -- '", pg) == verdict::write);
+  CHECK(v("SELECT E'a' -- note\n  '\\'' , pg_sleep(1) -- '", pg) == verdict::write);
+  CHECK(v("SELECT E'a'\n'b\\'c'", pg) == verdict::read_only);
+  CHECK(v("SELECT E'a' '\\'' , pg_sleep(1) -- '", pg) == verdict::refused);  // no newline: syntax error
+}
