@@ -34,6 +34,7 @@ struct serve_command {
   unsigned shutdown_deadline_seconds = 10;
   std::size_t event_log_events = 1024;
   std::size_t event_log_bytes = 4u << 20;
+  bool conformance_fixtures = false;  // add the conformance suite's fixture tools (tests only)
 };
 
 int run_serve(const serve_command& cmd);

@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--event-log-bytes", serve.event_log_bytes, "Bytes of SSE events kept per session (default 4 MiB)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
 
+  serve_cmd->add_flag("--conformance-fixtures", serve.conformance_fixtures,
+                      "Add the MCP conformance suite's fixture tools (test runs only)");
+
   auto* token_cmd = app.add_subcommand("token", "Bearer tokens for `omgdb serve`");
   token_cmd->require_subcommand(1);
   auto* token_new_cmd = token_cmd->add_subcommand("new", "Print a fresh random token (shown once)");
