@@ -34,6 +34,7 @@ struct serve_command {
   unsigned shutdown_deadline_seconds = 10;
   std::size_t event_log_events = 1024;
   std::size_t event_log_bytes = 4u << 20;
+  std::size_t max_in_flight = 32;     // tool calls one session may have running or queued
   bool conformance_fixtures = false;  // add the conformance suite's fixture tools (tests only)
 };
 

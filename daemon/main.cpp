@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--event-log-bytes", serve.event_log_bytes, "Bytes of SSE events kept per session (default 4 MiB)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
 
+  serve_cmd->add_option("--max-in-flight", serve.max_in_flight, "Tool calls one session may have running or queued (default 32)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   serve_cmd->add_flag("--conformance-fixtures", serve.conformance_fixtures,
                       "Add the MCP conformance suite's fixture tools (test runs only)");
 

@@ -109,6 +109,7 @@ int run_serve(const serve_command& cmd) {
   opts.scope = *scope;
   opts.max_result_bytes = cmd.max_result_bytes;
   opts.workers = cmd.workers;
+  opts.max_in_flight = cmd.max_in_flight;
   int status = 0;
   {
     auto catalogue = tools::document_tools(stores);
