@@ -10,6 +10,8 @@ namespace omgdb::daemon {
 
 struct mcp_command {
   std::string scope = "read-write";
+  bool scope_given = false;
+  std::string via;  // --via URL: forward to a running daemon instead of serving locally
   std::size_t max_result_bytes = 1 << 20;
   std::size_t workers = 0;
 };
