@@ -197,7 +197,7 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   bool admitted = false;
   {
     std::lock_guard lock(mu_);
-    if (calls_.size() < limit) {
+    if (limit == 0 || calls_.size() < limit) {
       calls_.emplace(call->key, call);
       admitted = true;
     }
