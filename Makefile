@@ -8,6 +8,7 @@
 #                   TypeScript SDK interop, differential against mingo, crash and restart)
 #   make test-asan  the same tests on an AddressSanitizer + UBSan build (build/asan)
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
+#   make bench-http HTTP and stdio calls vs the TypeScript SDK and a bare Beast echo server
 #   make clean      remove build/
 
 PRESET ?= release
@@ -19,7 +20,7 @@ SCOPE ?= read-write
 LISTEN ?= 127.0.0.1:41922
 TOKEN_FILE ?= $(HOME)/.config/omgdb/http-token
 
-.PHONY: deps configure build run test test-asan bench clean
+.PHONY: deps configure build run test test-asan bench bench-http clean
 
 deps:
 	@bash scripts/deps.sh
@@ -49,6 +50,12 @@ test-asan:
 
 bench: build
 	bash bench/run.sh $(OMGDB)
+
+# HTTP and stdio against the TypeScript SDK and a bare Beast echo server (bench/README.md).
+bench-http: build
+	@OMGDB_DEPS_EXTRA=wrk bash scripts/deps.sh
+	cmake --build --preset $(PRESET) -j $(JOBS) --target beast_echo
+	python3 bench/http_bench.py $(OMGDB) $(BUILD_DIR)/beast_echo
 
 clean:
 	rm -rf build

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 
@@ -13,6 +14,7 @@
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
 #include "transports/stdio.hpp"
+#include "transports/via.hpp"
 
 namespace omgdb::daemon {
 namespace bj = boost::json;
@@ -36,7 +38,26 @@ void write_stdout(std::string_view text) {
 
 }  // namespace
 
+int run_via_bridge(const mcp_command& cmd) {
+  if (cmd.scope_given) {
+    std::cerr << "omgdb: --scope cannot be combined with --via: the daemon's scope and its token's scope apply;\n"
+              << "give this client a token created with a narrower scope instead.\n";
+    return 2;
+  }
+  if (auto ok = transports::check_via_url(cmd.via); !ok) {
+    std::cerr << "omgdb: " << ok.error().message << "\n";
+    return 2;
+  }
+  transports::via_options o;
+  o.url = cmd.via;
+  if (const char* t = std::getenv("OMGDB_HTTP_TOKEN")) o.token = t;
+  if (o.token.empty()) log::info("OMGDB_HTTP_TOKEN is not set: connecting without a bearer token");
+  log::info("forwarding MCP on stdio to " + cmd.via);
+  return transports::run_via(o);
+}
+
 int run_mcp(const mcp_command& cmd) {
+  if (!cmd.via.empty()) return run_via_bridge(cmd);
   auto scope = scope_or_complain(cmd.scope);
   if (!scope) return 2;
   auto stores = std::make_shared<engine::store_registry>();

@@ -10,6 +10,8 @@ namespace omgdb::daemon {
 
 struct mcp_command {
   std::string scope = "read-write";
+  bool scope_given = false;
+  std::string via;  // --via URL: forward to a running daemon instead of serving locally
   std::size_t max_result_bytes = 1 << 20;
   std::size_t workers = 0;
 };
@@ -34,6 +36,8 @@ struct serve_command {
   unsigned shutdown_deadline_seconds = 10;
   std::size_t event_log_events = 1024;
   std::size_t event_log_bytes = 4u << 20;
+  std::size_t max_in_flight = 32;     // tool calls one session may have running or queued
+  bool conformance_fixtures = false;  // add the conformance suite's fixture tools (tests only)
 };
 
 int run_serve(const serve_command& cmd);

@@ -44,8 +44,10 @@ int main(int argc, char** argv) {
 
   omgdb::daemon::mcp_command mcp;
   auto* mcp_cmd = app.add_subcommand("mcp", "Serve MCP over stdio (newline-delimited JSON-RPC)");
-  mcp_cmd->add_option("--scope", mcp.scope,
+  auto* mcp_scope = mcp_cmd->add_option("--scope", mcp.scope,
                       "Capability ceiling: read (ro), read-write (write, rw; default) or dangerous (all)");
+  mcp_cmd->add_option("--via", mcp.via,
+                      "Forward to a running `omgdb serve` at this URL (e.g. http://127.0.0.1:41922/mcp; token from OMGDB_HTTP_TOKEN)");
   mcp_cmd->add_option("--max-result-bytes", mcp.max_result_bytes,
                       "Largest tool result in bytes; bigger results are cut and say how to continue")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
@@ -78,6 +80,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   serve_cmd->add_option("--event-log-bytes", serve.event_log_bytes, "Bytes of SSE events kept per session (default 4 MiB)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+
+  serve_cmd->add_option("--max-in-flight", serve.max_in_flight, "Tool calls one session may have running or queued (default 32)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  serve_cmd->add_flag("--conformance-fixtures", serve.conformance_fixtures,
+                      "Add the MCP conformance suite's fixture tools (test runs only)");
 
   auto* token_cmd = app.add_subcommand("token", "Bearer tokens for `omgdb serve`");
   token_cmd->require_subcommand(1);
@@ -126,7 +133,10 @@ int main(int argc, char** argv) {
   }
 
   using namespace omgdb::daemon;
-  if (*mcp_cmd) return run_mcp(mcp);
+  if (*mcp_cmd) {
+    mcp.scope_given = mcp_scope->count() > 0;
+    return run_mcp(mcp);
+  }
   if (*serve_cmd) return run_serve(serve);
   if (*token_new_cmd) return run_token_new();
   if (*tools_cmd) return run_tools_list(scope, as_json);

@@ -12,6 +12,7 @@
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
+#include "tools/conformance_tools.hpp"
 #include "transports/http_server.hpp"
 #include "transports/http_state_file.hpp"
 
@@ -108,9 +109,15 @@ int run_serve(const serve_command& cmd) {
   opts.scope = *scope;
   opts.max_result_bytes = cmd.max_result_bytes;
   opts.workers = cmd.workers;
+  opts.max_in_flight = cmd.max_in_flight;
   int status = 0;
   {
-    mcp::server srv(opts, tools::document_tools(stores));
+    auto catalogue = tools::document_tools(stores);
+    if (cmd.conformance_fixtures) {
+      std::cerr << "omgdb: WARNING: --conformance-fixtures adds the conformance suite's test tools; test runs only.\n";
+      for (auto& t : tools::conformance_fixture_tools()) catalogue.push_back(std::move(t));
+    }
+    mcp::server srv(opts, std::move(catalogue));
     status = transports::run_http(srv, *scope, http);
   }
   stores->close_all();

@@ -20,6 +20,8 @@ struct server_options {
   std::size_t max_result_bytes = 1 << 20;        // per tool result (--max-result-bytes)
   std::size_t workers = 0;                       // 0: one per core, at least 2
   std::size_t max_queue = 256;                   // tool calls waiting for a worker
+  std::size_t max_in_flight = 0;                 // tool calls one session may have running or queued
+                                                 // (0: no per-session limit, only max_queue; stdio)
   std::string version = OMGDB_VERSION;
 };
 

@@ -193,9 +193,18 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   call->id = id;
   call->key = json::serialize(id);
   call->target = t;
+  const std::size_t limit = server_.options().max_in_flight;
+  bool admitted = false;
   {
     std::lock_guard lock(mu_);
-    calls_.emplace(call->key, call);
+    if (limit == 0 || calls_.size() < limit) {
+      calls_.emplace(call->key, call);
+      admitted = true;
+    }
+  }
+  if (!admitted) {
+    return fail("session busy: this session already has " + std::to_string(limit) +
+                " tool calls in flight; wait for one to finish or cancel one, then retry");
   }
   auto self = shared_from_this();
   bool queued = server_.pool().try_submit([self, call] { self->run_call(call); });

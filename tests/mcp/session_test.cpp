@@ -212,6 +212,36 @@ TEST_CASE("a full queue answers server busy instead of growing") {
   CHECK(text_of(*out.response(2)) == "queued");
 }
 
+TEST_CASE("a session over its in-flight limit gets a busy error while other sessions keep calling") {
+  gate g;
+  mcp::server_options opts;
+  opts.workers = 4;
+  opts.max_in_flight = 2;
+  mcp::server srv(opts, test_tools(g));
+  outbox out;
+  auto s = std::make_shared<mcp::session>(srv, auth::scope::read, out.sender());
+  s->handle_text(call(1, "wait"));
+  s->handle_text(call(2, "wait"));
+  g.wait_entered(2);
+  s->handle_text(call(3, "echo", R"({"text":"third"})"));
+  auto busy = out.response(3);
+  REQUIRE(busy);
+  CHECK(busy->at("result").at("isError") == bj::value(true));
+  CHECK(text_of(*busy).rfind("Error: session busy: this session already has 2 tool calls in flight", 0) == 0);
+
+  outbox other_out;
+  auto other = std::make_shared<mcp::session>(srv, auth::scope::read, other_out.sender());
+  other->handle_text(call(1, "echo", R"({"text":"other"})"));
+  other->wait_idle();
+  CHECK(text_of(*other_out.response(1)) == "other");
+
+  g.release();
+  s->wait_idle();
+  s->handle_text(call(4, "echo", R"({"text":"after"})"));
+  s->wait_idle();
+  CHECK(text_of(*out.response(4)) == "after");
+}
+
 TEST_CASE("a handler that throws becomes an isError result and the session keeps serving") {
   gate g;
   mcp::server srv({}, test_tools(g));
