@@ -9,6 +9,7 @@
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "daemon/runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
@@ -36,21 +37,46 @@ void write_stdout(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+int run_standalone(const mcp_command& cmd) {
+  if (!cmd.rejected.empty()) {
+    std::cerr << "omgdb: --standalone only lists the tools over stdio; it cannot be combined with " << cmd.rejected.front()
+              << "\n";
+    return 2;
+  }
+  mcp::server_options opts;
+  opts.scope = auth::scope::dangerous;  // every tool is listed; none can do anything
+  opts.workers = 2;
+  mcp::server srv(opts, standalone_catalogue());
+  log::info("serving MCP on stdio in standalone mode: tools are listed, every call answers `unavailable`");
+  return transports::run_stdio(srv, opts.scope, transports::stdio_options{});
+}
+
+}  // namespace
+
 int run_mcp(const mcp_command& cmd) {
-  auto scope = scope_or_complain(cmd.scope);
-  if (!scope) return 2;
+  if (cmd.standalone) return run_standalone(cmd);
+  auto loaded = effective_settings(cmd.config_file, cmd.given);
+  if (!loaded) {
+    std::cerr << "omgdb: " << loaded.error().message << "\n";
+    return 2;
+  }
+  apply_logging(*loaded);
+  auth::scope scope = loaded->scope;
+  auto live = std::make_shared<live_settings>(*loaded);
   auto stores = std::make_shared<engine::store_registry>();
   mcp::server_options opts;
-  opts.scope = *scope;
-  opts.max_result_bytes = cmd.max_result_bytes;
-  opts.workers = cmd.workers;
+  opts.scope = scope;
+  opts.max_result_bytes = loaded->max_result_bytes;
+  opts.workers = loaded->workers;
   int status = 0;
   {
-    mcp::server srv(opts, tools::document_tools(stores));
-    log::info("serving MCP on stdio at scope " + std::string(auth::to_string(*scope)));
+    mcp::server srv(opts, build_catalogue(live, stores));
+    log::info("serving MCP on stdio at scope " + std::string(auth::to_string(scope)));
     transports::stdio_options io;
     io.on_signal_exit = [stores] { stores->close_all(); };
-    status = transports::run_stdio(srv, *scope, io);
+    status = transports::run_stdio(srv, scope, io);
   }
   stores->close_all();
   return status;
