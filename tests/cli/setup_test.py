@@ -156,6 +156,46 @@ class ClientConfig(unittest.TestCase):
         self.assertEqual(run('client-config', '--client', 'cursor', '--http', 'ftp://x').returncode, 2)
 
 
+class Doctor(unittest.TestCase):
+    def test_doctor_names_each_problem_and_its_fix_without_secrets(self):
+        import socket
+        tmp = tempfile.mkdtemp(prefix='omgdb-doctor-')
+        try:
+            busy = socket.socket()
+            busy.bind(('127.0.0.1', 0))
+            busy.listen(1)
+            port = busy.getsockname()[1]
+            closed = socket.socket()
+            closed.bind(('127.0.0.1', 0))
+            dead_port = closed.getsockname()[1]
+            closed.close()
+            lite = os.path.join(tmp, 'ok.sqlite')
+            open(lite, 'w').close()
+            os.makedirs(os.path.join(tmp, 'root'))
+            cfg = os.path.join(tmp, 'omgdb.toml')
+            with open(cfg, 'w') as f:
+                f.write('[stores]\nroots = ["%s", "%s"]\n[http]\nlisten = "127.0.0.1:%d"\n'
+                        '[[connections]]\nname = "pg"\ndialect = "postgres"\nhost = "127.0.0.1"\nport = %d\n'
+                        'user = "u"\npassword = "${env:OMGDB_TEST_PW}"\n'
+                        '[[connections]]\nname = "lite"\ndialect = "sqlite"\nfile = "%s"\n'
+                        % (os.path.join(tmp, 'root'), os.path.join(tmp, 'missing'), port, dead_port, lite))
+            r = run('doctor', '--config', cfg, env={'HOME': tmp, 'OMGDB_TEST_PW': SECRET, 'OMGDB_HTTP_TOKEN': 'aaaaaaaaaaaaaaaa'})
+            busy.close()
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            out = r.stdout
+            self.assertIn('ok    store root ' + os.path.join(tmp, 'root'), out)
+            self.assertIn('FAIL  store root ' + os.path.join(tmp, 'missing') + ' is not a directory', out)
+            self.assertIn('cannot bind 127.0.0.1:%d' % port, out)
+            self.assertIn('FAIL  connection `pg` (postgres): cannot connect to 127.0.0.1:%d' % dead_port, out)
+            self.assertIn('ok    connection `lite` (sqlite)', out)
+            self.assertIn('OMGDB_HTTP_TOKEN is weak', out)
+            self.assertIn('fix:', out)
+            self.assertNotIn(SECRET, out + r.stderr)
+            self.assertNotIn('aaaaaaaaaaaaaaaa', out + r.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class TokenNew(unittest.TestCase):
     def test_the_config_entry_holds_the_hash_of_the_printed_token(self):
         r = run('token', 'new', '--name', 'laptop', '--scope', 'read')
