@@ -75,7 +75,14 @@ int run_serve(const serve_command& cmd) {
     return 2;
   }
   int activated = service::listen_fd();
-  if (activated < 0 && !auth::is_loopback_host(address->host)) {
+  // In the container image (OMGDB_CONTAINER=1) the loopback address of the host is reached
+  // through a published port, so the daemon must listen on the container's own interfaces.
+  const char* container_env = std::getenv("OMGDB_CONTAINER");
+  bool in_container = container_env && std::string_view(container_env) == "1";
+  if (activated < 0 && !auth::is_loopback_host(address->host) && in_container) {
+    log::warning("listening on " + s.http.listen + " inside a container: publish the port on the host's loopback only "
+                 "(docker run -p 127.0.0.1:41922:41922)");
+  } else if (activated < 0 && !auth::is_loopback_host(address->host)) {
     std::cerr << "omgdb: refusing to listen on " << s.http.listen
               << ": only loopback addresses (127.0.0.1, ::1, localhost) are allowed; HTTPS is not available yet.\n"
               << "For remote agents, put a tunnel or an HTTPS reverse proxy in front of a loopback listener\n"
@@ -86,6 +93,7 @@ int run_serve(const serve_command& cmd) {
   http.host = address->host;
   http.port = address->port;
   http.listen_fd = activated;
+  http.container_any_address = in_container && !auth::is_loopback_host(address->host);
   http.no_auth = cmd.no_auth;
   if (!cmd.no_auth) {
     auto tokens = tokens_of(s);

@@ -141,7 +141,7 @@ asio::awaitable<void> shut_down(loop_state& st, asio::io_context& ioc) {
 
 int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options) {
   std::signal(SIGPIPE, SIG_IGN);
-  if (options.listen_fd < 0 && !auth::is_loopback_host(options.host)) {
+  if (options.listen_fd < 0 && !options.container_any_address && !auth::is_loopback_host(options.host)) {
     log::error("refusing to listen on " + options.host + ": only loopback addresses are allowed (TLS is not available yet)");
     return 1;
   }

@@ -68,6 +68,9 @@ struct http_options {
   // Socket activation: an already bound and listening TCP socket to accept on (LISTEN_FDS);
   // -1 binds host:port instead.
   int listen_fd = -1;
+  // The container image only (OMGDB_CONTAINER=1): bind a non-loopback `host` of the
+  // container's own network namespace; the host publishes the port on its loopback.
+  bool container_any_address = false;
   // SIGHUP: returns the new settings, or nullopt to keep the current ones (the callback logs
   // why). Without a callback SIGHUP is ignored.
   std::function<std::optional<http_reloadable>()> on_reload;
