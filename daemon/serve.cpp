@@ -32,7 +32,8 @@ result<auth::token_set> tokens_of(const config::settings& s) {
     if (auto ok = auth::check_token_text(value); !ok) {
       return make_error(std::string(token_env) + " is not usable: " + ok.error().message);
     }
-    set.add({"env", auth::sha256(value), auth::scope::dangerous});
+    // "$…" cannot be a config token's name, so sessions of the two never mix.
+    set.add({std::string("$") + token_env, auth::sha256(value), auth::scope::dangerous});
   }
   return set;
 }
