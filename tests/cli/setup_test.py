@@ -77,6 +77,21 @@ class ConfigCommands(unittest.TestCase):
         r = run('config', 'check', env=dict(self.env, OMGDB_SCOPE='read'))
         self.assertIn('scope: read', r.stdout)
 
+    def test_the_command_line_beats_the_environment_which_beats_the_file(self):
+        path = self.write('scope = "dangerous"\n')
+        listing = [INIT, {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+                   {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}]
+
+        def names(args, env):
+            _, replies = mcp_transcript(['--config', path, *args], listing, env=dict(self.env, **env))
+            return {t['name'] for t in replies[1]['result']['tools']}
+
+        self.assertIn('drop_collection', names([], {}))                        # the file
+        file_env = names([], {'OMGDB_SCOPE': 'read-write'})                    # the environment
+        self.assertNotIn('drop_collection', file_env)
+        self.assertIn('insert', file_env)
+        self.assertNotIn('insert', names(['--scope', 'read'], {'OMGDB_SCOPE': 'read-write'}))  # the command line
+
     def test_a_missing_config_file_is_an_error(self):
         r = run('config', 'check', '--config', os.path.join(self.tmp, 'nope.toml'), env=self.env)
         self.assertEqual(r.returncode, 1)
