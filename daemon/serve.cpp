@@ -152,7 +152,7 @@ int run_serve(const serve_command& cmd) {
   };
   service::watchdog_hooks(http.heartbeat_interval, http.on_heartbeat);
   http.on_stopping = [] { service::notify_stopping(); };
-  http.metrics_text = tool_metrics_text;
+  http.metrics_text = [live] { return tool_metrics_text() + store_metrics_text(live->current()->store_roots); };
 
   std::string scope_name(auth::to_string(s.scope));
   std::size_t token_count = http.tokens.size();

@@ -238,6 +238,8 @@ class ServiceTest(unittest.TestCase):
                        {'name': 'import_jsonl', 'arguments': {'path': 'app.omgdb', 'collection': 'c', 'file': '/etc/passwd'}})
         self.assertTrue(body['result']['isError'], body)
         self.assertIn('outside the store roots', body['result']['content'][0]['text'])
+        st, _, metrics = get(port, '/metrics', WRITE_TOKEN)
+        self.assertRegex(metrics.decode(), r'omgdb_store_bytes\{root="%s",store="app.omgdb"\} [1-9]' % re.escape(root))
 
     def test_healthz_needs_no_token_and_metrics_needs_one(self):
         self.daemon = Serve(self.tmp, config_text([('w', WRITE_TOKEN, 'read-write')]),
