@@ -92,6 +92,20 @@ class ConfigCommands(unittest.TestCase):
         self.assertIn('insert', file_env)
         self.assertNotIn('insert', names(['--scope', 'read'], {'OMGDB_SCOPE': 'read-write'}))  # the command line
 
+    def test_each_tool_call_leaves_one_log_line_without_argument_values(self):
+        calls = [INIT, {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+                 {'jsonrpc': '2.0', 'id': 'req-7', 'method': 'tools/call',
+                  'params': {'name': 'find', 'arguments': {'path': 'nope.omgdb', 'collection': 'c',
+                                                           'filter': {'secret': 'argument-value-xyz'}}}}]
+        r, replies = mcp_transcript([], calls, env=dict(self.env, OMGDB_LOG_FORMAT='json'), cwd=self.tmp)
+        lines = [json.loads(l) for l in r.stderr.splitlines() if l.startswith('{')]
+        tool_lines = [l for l in lines if l.get('tool') == 'find']
+        self.assertEqual(len(tool_lines), 1, r.stderr)
+        self.assertEqual(tool_lines[0]['request_id'], '"req-7"')
+        self.assertEqual(tool_lines[0]['session'], 'stdio')
+        self.assertEqual(tool_lines[0]['outcome'], 'error')
+        self.assertNotIn('argument-value-xyz', r.stderr)
+
     def test_a_missing_config_file_is_an_error(self):
         r = run('config', 'check', '--config', os.path.join(self.tmp, 'nope.toml'), env=self.env)
         self.assertEqual(r.returncode, 1)

@@ -93,9 +93,9 @@ class Serve:
             raise
 
 
-def get(port, path, token=None, method='GET', body=None, session=None):
+def get(port, path, token=None, method='GET', body=None, session=None, headers=None):
     conn = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
-    h = {}
+    h = dict(headers or {})
     if token:
         h['Authorization'] = 'Bearer ' + token
     if body is not None:
@@ -184,11 +184,24 @@ class ServiceTest(unittest.TestCase):
         port = self.daemon.port
         self.assertEqual(get(port, '/metrics', READ_TOKEN)[0], 200)
         self.assertEqual(get(port, '/metrics', WRITE_TOKEN)[0], 401)
+        sid = mcp_session(port, READ_TOKEN)
+        tunnel = {'Origin': 'https://tunnel.example'}
+        self.assertEqual(get(port, '/healthz', headers=tunnel)[0], 403)
+        with open(self.daemon.config, 'w') as f:
+            f.write(config_text([('new', WRITE_TOKEN, 'read-write'), ('old', READ_TOKEN, 'read')],
+                                extra='[http]\nallow_origins = ["https://tunnel.example"]\n'
+                                      '[[connections]]\nname = "notes"\ndialect = "sqlite"\nfile = "/x.sqlite"\n'))
+        self.daemon.proc.send_signal(signal.SIGHUP)
+        self.daemon.wait_for(lambda: 'SIGHUP: reloaded' in self.daemon.text())
+        self.assertIn('changed: http.tokens, http.allow_origins, connections', self.daemon.text())
+        self.assertEqual(get(port, '/metrics', WRITE_TOKEN)[0], 200)
+        self.assertEqual(get(port, '/healthz', headers=tunnel)[0], 200)
+        # The session of a token that is still accepted survives the reload.
+        self.assertEqual(call(port, READ_TOKEN, sid, 'tools/list', {})[0], 200)
         with open(self.daemon.config, 'w') as f:
             f.write(config_text([('new', WRITE_TOKEN, 'read-write')]))
         self.daemon.proc.send_signal(signal.SIGHUP)
-        self.daemon.wait_for(lambda: 'SIGHUP: reloaded' in self.daemon.text())
-        self.assertIn('changed: http.tokens', self.daemon.text())
+        self.daemon.wait_for(lambda: self.daemon.text().count('SIGHUP: reloaded') == 2)
         self.assertEqual(get(port, '/metrics', READ_TOKEN)[0], 401)
         self.assertEqual(get(port, '/metrics', WRITE_TOKEN)[0], 200)
         with open(self.daemon.config, 'w') as f:
