@@ -220,6 +220,13 @@ class Doctor(unittest.TestCase):
             self.assertIn('OMGDB_HTTP_TOKEN is weak', out)
             self.assertIn('fix:', out)
             self.assertNotIn(SECRET, out + r.stderr)
+            self.assertNotIn('literally', out)  # the password is an ${env:} reference
+            with open(cfg, 'a') as f:
+                f.write('[[http.tokens]]\nname = "x"\nvalue = "literal-token-0123456789"\n')
+            os.chmod(cfg, 0o644)
+            r = run('doctor', '--config', cfg, env={'HOME': tmp, 'OMGDB_TEST_PW': SECRET})
+            self.assertIn('holds a password or token literally and others can read it', r.stdout)
+            self.assertNotIn('literal-token-0123456789', r.stdout + r.stderr)
             self.assertNotIn('aaaaaaaaaaaaaaaa', out + r.stderr)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
