@@ -230,6 +230,20 @@ class ServiceTest(unittest.TestCase):
         self.assertNotIn(READ_TOKEN, self.daemon.text())
         self.assertNotIn(WRITE_TOKEN, self.daemon.text())
 
+    def test_a_restored_session_keeps_its_token_and_scope(self):
+        cfg = config_text([('r', READ_TOKEN, 'read'), ('w', WRITE_TOKEN, 'read-write')])
+        first = Serve(self.tmp, cfg)
+        sid = mcp_session(first.port, READ_TOKEN)
+        self.assertEqual(first.stop(), 0)
+        self.daemon = Serve(self.tmp, cfg)
+        port = self.daemon.port
+        self.assertEqual(call(port, WRITE_TOKEN, sid, 'tools/list', {})[0], 404)
+        st, body = call(port, READ_TOKEN, sid, 'tools/list', {})
+        self.assertEqual(st, 200)
+        names = {t['name'] for t in body['result']['tools']}
+        self.assertIn('find', names)
+        self.assertNotIn('insert', names)
+
     def test_store_paths_outside_the_roots_are_refused(self):
         root = os.path.join(self.tmp, 'stores')
         os.makedirs(root)
