@@ -56,6 +56,7 @@ def inside(bin_path):
     proc = subprocess.run([bin_path, 'mcp'], input=''.join(json.dumps(m) + '\n' for m in messages).encode(),
                           stdout=subprocess.PIPE, stderr=write_end, env=env, timeout=30)
     os.close(write_end)
+    journal.settimeout(0.5)  # every entry was sent before the process exited
     stray = os.read(read_end, 65536)
     entries = []
     try:
