@@ -9,6 +9,8 @@
 #   make test-asan  the same tests on an AddressSanitizer + UBSan build (build/asan)
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
 #   make bench-http HTTP and stdio calls vs the TypeScript SDK and a bare Beast echo server
+#   make package    the Debian package (CPack): build/release/omgdb_<version>_<arch>.deb
+#   make image      the container image (Dockerfile), tagged omgdb
 #   make clean      remove build/
 
 PRESET ?= release
@@ -20,7 +22,7 @@ SCOPE ?= read-write
 LISTEN ?= 127.0.0.1:41922
 TOKEN_FILE ?= $(HOME)/.config/omgdb/http-token
 
-.PHONY: deps configure build run test test-asan bench bench-http clean
+.PHONY: deps configure build run test test-asan bench bench-http package image clean
 
 deps:
 	@bash scripts/deps.sh
@@ -56,6 +58,11 @@ bench-http: build
 	@OMGDB_DEPS_EXTRA=wrk bash scripts/deps.sh
 	cmake --build --preset $(PRESET) -j $(JOBS) --target beast_echo
 	python3 bench/http_bench.py $(OMGDB) $(BUILD_DIR)/beast_echo
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
+
+image:
+	docker build -t omgdb .
 
 clean:
 	rm -rf build

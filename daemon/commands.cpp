@@ -10,6 +10,8 @@
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "daemon/observe.hpp"
+#include "daemon/runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
@@ -38,10 +40,28 @@ void write_stdout(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+int run_standalone(const mcp_command& cmd) {
+  if (!cmd.rejected.empty()) {
+    std::cerr << "omgdb: --standalone only lists the tools over stdio; it cannot be combined with " << cmd.rejected.front()
+              << "\n";
+    return 2;
+  }
+  mcp::server_options opts;
+  opts.scope = auth::scope::dangerous;  // every tool is listed; none can do anything
+  opts.workers = 2;
+  mcp::server srv(opts, standalone_catalogue());
+  log::info("serving MCP on stdio in standalone mode: tools are listed, every call answers `unavailable`");
+  return transports::run_stdio(srv, opts.scope, transports::stdio_options{});
+}
+
+}  // namespace
+
 int run_via_bridge(const mcp_command& cmd) {
-  if (cmd.scope_given) {
-    std::cerr << "omgdb: --scope cannot be combined with --via: the daemon's scope and its token's scope apply;\n"
-              << "give this client a token created with a narrower scope instead.\n";
+  if (cmd.given.scope || cmd.config_file) {
+    std::cerr << "omgdb: --scope and --config cannot be combined with --via: the daemon's settings and its token's\n"
+              << "scope apply; give this client a token created with a narrower scope instead.\n";
     return 2;
   }
   if (auto ok = transports::check_via_url(cmd.via); !ok) {
@@ -57,21 +77,29 @@ int run_via_bridge(const mcp_command& cmd) {
 }
 
 int run_mcp(const mcp_command& cmd) {
+  if (cmd.standalone) return run_standalone(cmd);
   if (!cmd.via.empty()) return run_via_bridge(cmd);
-  auto scope = scope_or_complain(cmd.scope);
-  if (!scope) return 2;
+  auto loaded = effective_settings(cmd.config_file, cmd.given);
+  if (!loaded) {
+    std::cerr << "omgdb: " << loaded.error().message << "\n";
+    return 2;
+  }
+  apply_logging(*loaded);
+  auth::scope scope = loaded->scope;
+  auto live = std::make_shared<live_settings>(*loaded);
   auto stores = std::make_shared<engine::store_registry>();
   mcp::server_options opts;
-  opts.scope = *scope;
-  opts.max_result_bytes = cmd.max_result_bytes;
-  opts.workers = cmd.workers;
+  opts.scope = scope;
+  opts.max_result_bytes = loaded->max_result_bytes;
+  opts.workers = loaded->workers;
+  install_observer(opts);
   int status = 0;
   {
-    mcp::server srv(opts, tools::document_tools(stores));
-    log::info("serving MCP on stdio at scope " + std::string(auth::to_string(*scope)));
+    mcp::server srv(opts, build_catalogue(live, stores));
+    log::info("serving MCP on stdio at scope " + std::string(auth::to_string(scope)));
     transports::stdio_options io;
     io.on_signal_exit = [stores] { stores->close_all(); };
-    status = transports::run_stdio(srv, *scope, io);
+    status = transports::run_stdio(srv, scope, io);
   }
   stores->close_all();
   return status;
@@ -81,7 +109,7 @@ int run_tools_list(const std::string& scope_text, bool as_json) {
   auto scope = scope_or_complain(scope_text);
   if (!scope) return 2;
   auto stores = std::make_shared<engine::store_registry>();
-  auto all = tools::document_tools(stores);
+  auto all = build_catalogue(std::make_shared<live_settings>(config::settings{}), stores);
   bj::array list;
   std::string table;
   std::size_t shown = 0;
@@ -150,7 +178,7 @@ int run_tool_command(const std::string& name, const std::string& arguments_json)
     return 2;
   }
   auto stores = std::make_shared<engine::store_registry>();
-  auto all = tools::document_tools(stores);
+  auto all = build_catalogue(std::make_shared<live_settings>(config::settings{}), stores);
   const mcp::tool* t = nullptr;
   for (const auto& candidate : all) {
     if (candidate.name == name) t = &candidate;

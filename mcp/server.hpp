@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,6 +16,16 @@
 
 namespace omgdb::mcp {
 
+// One finished tools/call, for the per-call log line and metrics. Never carries arguments.
+struct call_event {
+  std::string_view tool;
+  std::string_view request_id;  // the JSON-RPC id, serialized
+  std::string_view session;     // the transport's label for the session ("stdio", a short id)
+  double milliseconds = 0;
+  bool is_error = false;
+  bool cancelled = false;
+};
+
 struct server_options {
   auth::scope scope = auth::scope::read_write;  // the server's ceiling (--scope)
   std::size_t max_result_bytes = 1 << 20;        // per tool result (--max-result-bytes)
@@ -23,6 +34,8 @@ struct server_options {
   std::size_t max_in_flight = 0;                 // tool calls one session may have running or queued
                                                  // (0: no per-session limit, only max_queue; stdio)
   std::string version = OMGDB_VERSION;
+  // Called on a worker thread after every tools/call (thread-safe observers only).
+  std::function<void(const call_event&)> on_call;
 };
 
 class server {

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 TOKEN = 'load-test-token-0123456789abcdef'
@@ -166,6 +167,9 @@ def main():
             if port is None:
                 print('load: the server did not start', file=sys.stderr)
                 return 1
+            # The daemon logs a line per call: keep reading its stderr so it never blocks on it.
+            server_log = []
+            threading.Thread(target=lambda: server_log.extend(server.stderr), daemon=True).start()
             # Seed through the server itself (import_jsonl), so the store is owned by it.
             async def seed_items():
                 reader, writer = await asyncio.open_connection('127.0.0.1', port)

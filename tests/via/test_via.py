@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -31,6 +32,8 @@ class Daemon:
                 self.url = m.group(1)
                 break
         assert self.url, 'daemon did not start'
+        # The daemon logs a line per call: keep reading its stderr so it never blocks on it.
+        threading.Thread(target=lambda: [None for _ in self.proc.stderr], daemon=True).start()
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
