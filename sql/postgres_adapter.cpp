@@ -33,8 +33,11 @@ bool changes_rows(const PGresult* r) {
   return false;
 }
 
+// Inside our read-only transaction this is a SELECT on purpose: it takes the transaction's
+// first snapshot, after which PostgreSQL refuses `SET transaction_read_only = off`.
 std::string timeout_command(const deadline& dl, bool local) {
-  return std::string(local ? "SET LOCAL" : "SET") + " statement_timeout = " + std::to_string(dl.timeout().count());
+  return "SELECT pg_catalog.set_config('statement_timeout', '" + std::to_string(dl.timeout().count()) + "', " +
+         (local ? "true" : "false") + ")";
 }
 
 class postgres_adapter final : public adapter {
