@@ -1,4 +1,6 @@
 // omgdb tests — every adapter method against every dialect (the same fixture in each).
+#include <thread>
+
 #include <boost/json/parse.hpp>
 
 #include "tests/sql_servers/fixture.hpp"
@@ -243,6 +245,48 @@ TEST_CASE("writes commit in one statement and report the affected count") {
     // An error in a write commits nothing.
     CHECK(!refuse(*a, "INSERT INTO scratch (k, v) VALUES ('w3', 1), ('w3', 2)", rw()).empty());
     CHECK(scalar(*a, "SELECT COUNT(*) FROM scratch") == "0");
+  }
+}
+
+}  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("locks taken by a read are gone when the call returns") {
+  for (auto d : all_dialects()) {
+    if (d == sql_dialect::sqlite) continue;  // read handles cannot open a transaction at all
+    CAPTURE(config::to_string(d));
+    auto a = open(d, 1);
+    auto other = open(d, 1);
+    std::vector<std::string_view> locking;
+    if (d == sql_dialect::postgres) locking = {"SELECT pg_advisory_lock(7)", "LOCK TABLE items IN ROW SHARE MODE"};
+    else locking = {"SELECT * FROM items WHERE id = 1 FOR UPDATE", "LOCK TABLES items WRITE",
+                    "SELECT * FROM items LOCK IN SHARE MODE"};
+    for (auto sql : locking) {
+      CAPTURE(sql);
+      (void)a->execute(sql, ro());
+      auto w = other->execute("UPDATE items SET name = name WHERE id = 1", rw(std::chrono::milliseconds(2000)));
+      CHECK_MESSAGE(w.ok(), (w.ok() ? "" : w.error().message));
+    }
+  }
+}
+
+TEST_CASE("a call waiting for a pooled session gives up at its deadline or when cancelled") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d, 1);
+    std::string_view slow = d == sql_dialect::postgres ? "SELECT pg_sleep(1.5)"
+                            : d == sql_dialect::mysql  ? "SELECT SLEEP(1.5)"
+                                                       : "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+                                                         "FROM r) SELECT count(*) FROM r";
+    std::thread busy([&] { (void)a->execute(slow, ro(std::chrono::milliseconds(1500))); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto start = std::chrono::steady_clock::now();
+    std::string msg = refuse(*a, "SELECT 1", ro(std::chrono::milliseconds(300)));
+    CHECK(contains(msg, "no database session became free in time"));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1000));
+    busy.join();
+    CHECK(scalar(*a, "SELECT 1") == "1");  // the session came back
   }
 }
 
