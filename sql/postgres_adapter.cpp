@@ -152,7 +152,7 @@ class postgres_adapter final : public adapter {
     out.columns = pg_columns(r->shape.get(), types_);
     if (!r->budget_cancel && changes_rows(r->final.get())) {
       std::string_view n = PQcmdTuples(r->final.get());
-      if (!n.empty()) out.affected = std::stoll(std::string(n));
+      if (auto count = parse_int(n)) out.affected = *count;
     }
     if (!read_only) out.committed = s.txn() == PQTRANS_IDLE;
     pg_fill_nullability(s, r->shape.get(), out.columns, dl);
