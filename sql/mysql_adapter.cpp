@@ -153,11 +153,16 @@ class mysql_adapter final : public adapter {
   result<exec_outcome> write(my_session& s, std::string_view sql, const exec_options& opts, const deadline& dl) {
     exec_outcome out;
     if (auto st = statement(s, sql, opts, dl, false, out); !st) {
-      if (st.error().message == dl.stop_message()) return std::move(st).error();
+      // A failed or stopped statement is rolled back on transactional engines (InnoDB); a
+      // non-transactional one keeps the rows it changed before the failure.
+      static constexpr std::string_view note =
+          "nothing was committed (except on non-transactional tables such as MyISAM, which keep rows changed "
+          "before the stop)";
+      if (st.error().message == dl.stop_message()) return make_error(dl.stop_message(note));
       if (s.broken())
         return make_error(st.error().message +
                           " — the connection was lost while the write ran: whether it was committed is unknown");
-      return make_error(st.error().message + " (nothing was committed)");
+      return make_error(st.error().message + " (" + std::string(note) + ")");
     }
     if (!out.columns.empty()) out.affected.reset();
     out.committed = !s.in_transaction();
