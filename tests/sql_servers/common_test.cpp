@@ -279,8 +279,9 @@ TEST_CASE("a call waiting for a pooled session gives up at its deadline or when 
                             : d == sql_dialect::mysql  ? "SELECT SLEEP(1.5)"
                                                        : "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 "
                                                          "FROM r) SELECT count(*) FROM r";
+    CHECK(scalar(*a, "SELECT 1") == "1");  // the one session is open: the busy call starts at once
     std::thread busy([&] { (void)a->execute(slow, ro(std::chrono::milliseconds(1500))); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
     auto start = std::chrono::steady_clock::now();
     std::string msg = refuse(*a, "SELECT 1", ro(std::chrono::milliseconds(300)));
     CHECK(contains(msg, "no database session became free in time"));
