@@ -320,3 +320,31 @@ TEST_CASE("a pooled session closed by the server is replaced before the statemen
 }
 
 }  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("many threads share one adapter and its small pool") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d, 2);
+    std::atomic<int> ok{0}, failed{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 6; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 15; ++i) {
+          auto r = (i % 3 == 2) ? a->execute("INSERT INTO scratch VALUES ('t" + std::to_string(t) + "-" +
+                                                 std::to_string(i) + "', " + std::to_string(i) + ")",
+                                             rw())
+                                : a->execute("SELECT id, name FROM items WHERE id <= " + std::to_string(i + 1), ro());
+          (r.ok() ? ok : failed)++;
+        }
+      });
+    for (auto& t : threads) t.join();
+    CHECK(failed == 0);
+    CHECK(ok == 90);
+    CHECK(scalar(*a, "SELECT COUNT(*) FROM scratch") == "30");
+    CHECK(run(*a, "DELETE FROM scratch", rw()).affected == 30);
+  }
+}
+
+}  // namespace omgdb::test
