@@ -348,3 +348,27 @@ TEST_CASE("many threads share one adapter and its small pool") {
 }
 
 }  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("explain never executes: no sleep, no ANALYZE smuggled in front of the statement") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto before = fingerprint(*a);
+    std::string sleep = d == sql_dialect::postgres ? "SELECT pg_sleep(5)"
+                        : d == sql_dialect::mysql  ? "SELECT SLEEP(5)"
+                                                   : "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                                                     "SELECT count(*) FROM r";
+    for (const std::string& sql : std::vector<std::string>{sleep, "ANALYZE " + sleep, "ANALYZE DELETE FROM scratch",
+                                   "(ANALYZE) DELETE FROM items", "ANALYZE FORMAT=JSON DELETE FROM items"}) {
+      CAPTURE(sql);
+      auto start = std::chrono::steady_clock::now();
+      (void)a->explain(sql, rw(std::chrono::milliseconds(8000)));
+      CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+    }
+    CHECK(fingerprint(*a) == before);
+  }
+}
+
+}  // namespace omgdb::test
