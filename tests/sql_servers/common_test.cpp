@@ -372,3 +372,23 @@ TEST_CASE("explain never executes: no sleep, no ANALYZE smuggled in front of the
 }
 
 }  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("a value longer than the byte budget ends the result as truncated") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto o = ro();
+    o.max_bytes = 1000;
+    std::string_view sql = pick(d, "SELECT 1, 'small' UNION ALL SELECT 2, printf('%.5000c', 'x')",
+                                "SELECT 1, 'small' UNION ALL SELECT 2, repeat('x', 5000)",
+                                "SELECT 1, 'small' UNION ALL SELECT 2, REPEAT('x', 5000)");
+    auto out = run(*a, sql, o);
+    CHECK(out.rows.size() == 1);
+    CHECK(out.truncated);
+    CHECK(out.rows_more_available);
+  }
+}
+
+}  // namespace omgdb::test
