@@ -12,6 +12,7 @@
 #include "engine/ejson.hpp"
 #include "engine/expr.hpp"
 #include "engine/filter.hpp"
+#include "engine/index_plan.hpp"
 #include "engine/projection.hpp"
 #include "engine/sort.hpp"
 #include "engine/store_detail.hpp"
@@ -191,6 +192,13 @@ result<find_page> store::find(std::string_view collection, const find_options& o
   page_writer out(page, options.max_bytes, options.skip, match, *project);
   collection_scan scan(*impl_, snap, collection, **entry, control);
   const value* point = point_of(match);
+  std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
+  if (point == nullptr) {
+    auto ids = planned_ids(*impl_, snap.read_options(), **entry, options.filter, control);
+    if (!ids) return std::move(ids).error();
+    planned = std::move(*ids);
+    if (planned) scan.restrict_to(&*planned);
+  }
   std::optional<failure> error;
   try {
     if (sorts_as_scan(*sort)) {
@@ -270,6 +278,13 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
   if (match.matches_everything()) return (*entry)->documents;  // the counter is exact
   std::uint64_t n = 0;
   collection_scan scan(*impl_, snap, collection, **entry, control);
+  std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
+  if (point_of(match) == nullptr) {
+    auto ids = planned_ids(*impl_, snap.read_options(), **entry, filter_spec, control);
+    if (!ids) return std::move(ids).error();
+    planned = std::move(*ids);
+    if (planned) scan.restrict_to(&*planned);
+  }
   try {
     auto st = scan.run(point_of(match), [&](document&& doc) {
       if (match.matches(doc)) ++n;

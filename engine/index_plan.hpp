@@ -1,0 +1,87 @@
+// omgdb engine — the query planner's internals (index_bounds.cpp, index_plan.cpp,
+// index_explain.cpp). Not a public header.
+//
+// Bounds live in the keystring byte space: an interval {lo, hi} holds the encoded keys k with
+// lo <= k and (k <= hi or hi is a prefix of k), so a bound may be a whole encoded value or just
+// a type bracket's tag byte ("every number"). Bounds are a superset of what the predicate
+// matches; the full filter is always re-checked on the fetched documents.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/index.hpp"
+
+namespace omgdb::engine::detail {
+
+struct interval {
+  std::string lo;
+  std::string hi;
+  std::string text;  // for explain: "[5, 5]", "(5, max number]", "strings starting with \"ab\""
+};
+
+// One top-level condition of a filter (a field of the filter or of a top-level $and).
+struct predicate {
+  std::string path;
+  document condition;            // {path: condition}, a filter of its own (diagnose)
+  bool indexable = false;
+  std::string reason;            // why not, when !indexable
+  std::string kind;              // "equality", "$in", "range", "prefix regex", "regex"
+  // One interval list per indexable operator of the condition ({$gt: 1, $lt: 9}: two);
+  // a multikey index may use only one of them, other indexes intersect them.
+  std::vector<std::vector<interval>> ops;
+  bool point = false;            // every interval is one value (equality, $in of values)
+};
+
+// The top-level conjuncts of `filter`; `$or`, `$nor`, `$expr`, … appear as non-indexable
+// predicates with an empty path.
+std::vector<predicate> extract_predicates(const document& filter);
+
+// The prefix successor: every string with prefix s is below it; "" means +infinity.
+std::string successor(std::string s);
+
+struct index_candidate {
+  const index_def* def = nullptr;
+  bool usable = false;
+  std::string reason;               // why not usable
+  std::vector<key_range> ranges;    // merged, ascending
+  std::size_t bound_fields = 0;     // leading fields with bounds
+  std::size_t equality_fields = 0;  // leading fields bound to points
+  document bounds;                  // field -> [interval texts]
+  std::uint64_t estimate = 0;       // keys in the ranges, counted up to the cap
+  bool over_cap = false;
+};
+
+struct query_plan {
+  enum class kind { full_scan, id_lookup, index_scan };
+  kind chosen_kind = kind::full_scan;
+  std::vector<index_def> defs;      // the collection's indexes (candidates point into it)
+  std::vector<index_candidate> candidates;  // one per index, name order
+  int chosen = -1;                  // index into candidates
+  std::uint64_t documents = 0;
+  std::uint64_t cap = 0;            // an index matching more keys than this is not used
+  std::vector<predicate> predicates;
+};
+
+// Plans `filter` on collection `c`. The filter must compile (callers check first).
+result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
+                              const document& filter);
+
+// The docs-key suffixes (keystring(_id)) the chosen candidate's ranges hold, sorted and
+// distinct; `keys_examined` counts the entries read.
+result<std::vector<std::string>> scan_candidate(const store::impl& s, const rocksdb::ReadOptions& ro,
+                                                const index_candidate& cand, const scan_control& control,
+                                                std::uint64_t* keys_examined = nullptr);
+
+// plan_query + scan_candidate: the candidate ids when an index is chosen; nullopt for a full
+// scan (or an `_id` lookup, which the callers do themselves).
+result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s, const rocksdb::ReadOptions& ro,
+                                                            const catalog_entry& c, const document& filter,
+                                                            const scan_control& control);
+
+// Does `query` imply the partial filter `partial` (both as predicates)? Conservative.
+bool implies(const std::vector<predicate>& query, const document& partial);
+
+}  // namespace omgdb::engine::detail
