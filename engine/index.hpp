@@ -90,6 +90,15 @@ struct key_range {
   std::string end;
 };
 
+// The next unused index id (meta "next_index_id"; 1 on a store that never had an index).
+result<std::uint32_t> read_next_index_id(const store::impl& s);
+// Adds an index to `txn` (store_index.cpp): checks the name against existing definitions
+// (same definition: returns created = false), builds the entries over the collection's
+// documents unless `fresh` (cataloged in this txn), writes the definition and next_id + 1.
+result<store::create_index_result> stage_index(store::impl& s, write_txn& txn, const catalog_entry& entry,
+                                               bool fresh, store::index_spec spec, bool named,
+                                               std::uint32_t& next_id, const scan_control& control);
+
 // Deletes every index definition and entry of a collection (drop_collection) into `batch`.
 status drop_indexes_of(const store::impl& s, rocksdb::WriteBatch& batch, std::uint32_t collection_id);
 

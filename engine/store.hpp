@@ -307,8 +307,10 @@ class store {
   };
   // Sets (replaces) the rules of `collection`, cataloging it when it does not exist. The
   // change is op-logged as op "define_collection" (before / after: the old / new spec).
-  // Errors: a bad spec (naming the keyword), `unique` (unique indexes are not available in
-  // this version), a bad collection name.
+  // `unique` entries (a field name, or an array of names) create unique indexes named as
+  // create_index names them, built in the same atomic batch; an existing equal index is kept,
+  // and an entry left out later does not drop its index (drop_index does). Errors: a bad spec
+  // (naming the keyword), a unique index the existing documents violate, a bad collection name.
   result<define_result> define_collection(std::string_view collection, const document& spec);
   // The collection's spec as defined, or nullopt when it has none.
   result<std::optional<document>> collection_rules(std::string_view collection) const;
@@ -430,7 +432,8 @@ class store {
   // existing documents (naming the value), a document with parallel arrays.
   result<create_index_result> create_index(std::string_view collection, index_spec spec,
                                            const scan_control& control = {});
-  // The collection's indexes in name order (not `_id_`); unknown collection: empty.
+  // The collection's indexes in name order (not `_id_`). Error: an unknown collection
+  // (did-you-mean).
   result<std::vector<index_info>> list_indexes(std::string_view collection) const;
   // Removes a definition and its entries atomically. Errors: unknown collection or index.
   status drop_index(std::string_view collection, std::string_view name);

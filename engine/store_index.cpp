@@ -31,16 +31,6 @@ status drop_indexes_of(const store::impl& s, rocksdb::WriteBatch& batch, std::ui
 
 namespace {
 
-result<std::uint32_t> next_index_id(const store::impl& s) {
-  std::string bytes;
-  auto st = s.db->Get(rocksdb::ReadOptions(), s.meta, slice(k_meta_next_index), &bytes);
-  if (st.IsNotFound()) return std::uint32_t{1};
-  if (!st.ok()) return storage_error(s.path, "read", st);
-  auto v = get_u32(bytes);
-  if (!v) return make_error("corrupt next_index_id in store `" + s.path + "`");
-  return *v;
-}
-
 // Puts the entries of every document of `c` into `txn`; unique keys are checked among the
 // documents themselves (the index is new, so nothing else holds them).
 status build_entries(store::impl& s, write_txn& txn, const catalog_entry& c, index_def& def,
@@ -82,6 +72,69 @@ status build_entries(store::impl& s, write_txn& txn, const catalog_entry& c, ind
 
 }  // namespace
 
+namespace detail {
+
+result<std::uint32_t> read_next_index_id(const store::impl& s) {
+  std::string bytes;
+  auto st = s.db->Get(rocksdb::ReadOptions(), s.meta, slice(k_meta_next_index), &bytes);
+  if (st.IsNotFound()) return std::uint32_t{1};
+  if (!st.ok()) return storage_error(s.path, "read", st);
+  auto v = get_u32(bytes);
+  if (!v) return make_error("corrupt next_index_id in store `" + s.path + "`");
+  return *v;
+}
+
+result<store::create_index_result> stage_index(store::impl& s, write_txn& txn, const catalog_entry& entry,
+                                               bool fresh, store::index_spec spec, bool named,
+                                               std::uint32_t& next_id, const scan_control& control) {
+  store::create_index_result out;
+  out.name = spec.name;
+  if (!fresh) {
+    auto defs = read_index_defs(s, rocksdb::ReadOptions(), entry.id);
+    if (!defs) return std::move(defs).error();
+    for (const auto& d : *defs) {
+      const bool same = same_definition(d.spec, spec);
+      if (d.spec.name == spec.name) {
+        if (same) return out;  // idempotent
+        return make_error("index name " + quoted_name(spec.name) + " of " + quoted_name(entry.name) +
+                          " is already used by a different definition (key " + to_json(spec_key_document(d.spec)) +
+                          (d.spec.unique ? ", unique" : "") + "); drop it first or choose another name");
+      }
+      if (same) {
+        if (!named) {
+          out.name = d.spec.name;
+          return out;
+        }
+        return make_error("the same index already exists in " + quoted_name(entry.name) + " as " +
+                          quoted_name(d.spec.name) + "; an index definition has one name");
+      }
+    }
+  }
+  if (next_id >= 0xfffffffeU) return make_error("store `" + s.path + "` has run out of index ids");
+  index_def def;
+  def.spec = std::move(spec);
+  def.id = next_id;
+  if (def.spec.partial_filter) {
+    auto f = filter::compile(*def.spec.partial_filter);
+    if (!f) return make_error("partialFilter: " + f.error().message);
+    def.partial = std::make_shared<const filter>(std::move(*f));
+  }
+  if (!fresh) {
+    if (auto b = build_entries(s, txn, entry, def, control, out); !b) return std::move(b).error();
+  }
+  auto bytes = encode_index_def(def);
+  if (!bytes) return std::move(bytes).error();
+  txn.batch().Put(s.meta, index_def_key(entry.id, def.spec.name), *bytes);
+  ++next_id;
+  std::string next;
+  put_u32(next, next_id);
+  txn.batch().Put(s.meta, slice(k_meta_next_index), next);
+  out.created = true;
+  return out;
+}
+
+}  // namespace detail
+
 result<store::create_index_result> store::create_index(std::string_view collection, index_spec spec,
                                                        const scan_control& control) {
   if (auto n = check_collection_name(collection); !n) return std::move(n).error();
@@ -92,59 +145,22 @@ result<store::create_index_result> store::create_index(std::string_view collecti
   auto found = s.lookup(rocksdb::ReadOptions(), collection);
   if (!found) return std::move(found).error();
   write_txn txn(s);
-  create_index_result out;
-  out.name = spec.name;
   catalog_entry entry;
-  if (found->has_value()) {
+  const bool fresh = !found->has_value();
+  if (!fresh) {
     entry = std::move(**found);
-    auto defs = read_index_defs(s, rocksdb::ReadOptions(), entry.id);
-    if (!defs) return std::move(defs).error();
-    for (const auto& d : *defs) {
-      const bool same = same_definition(d.spec, spec);
-      if (d.spec.name == spec.name) {
-        if (same) return out;  // idempotent
-        return make_error("index name " + quoted_name(spec.name) + " of " + quoted_name(collection) +
-                          " is already used by a different definition (key " + to_json(spec_key_document(d.spec)) +
-                          (d.spec.unique ? ", unique" : "") +
-                          "); drop it first or choose another name");
-      }
-      if (same) {
-        if (!named) {
-          out.name = d.spec.name;
-          return out;
-        }
-        return make_error("the same index already exists in " + quoted_name(collection) + " as " +
-                          quoted_name(d.spec.name) + "; an index definition has one name");
-      }
-    }
   } else {
     auto created = txn.create_collection(collection);
     if (!created) return std::move(created).error();
     entry = std::move(*created);
-    out.collection_created = true;
   }
-  auto id = next_index_id(s);
-  if (!id) return std::move(id).error();
-  if (*id >= 0xfffffffeU) return make_error("store `" + s.path + "` has run out of index ids");
-  index_def def;
-  def.spec = std::move(spec);
-  def.id = *id;
-  if (def.spec.partial_filter) {
-    auto f = filter::compile(*def.spec.partial_filter);
-    if (!f) return make_error("partialFilter: " + f.error().message);
-    def.partial = std::make_shared<const filter>(std::move(*f));
-  }
-  if (!out.collection_created) {
-    if (auto b = build_entries(s, txn, entry, def, control, out); !b) return std::move(b).error();
-  }
-  auto bytes = encode_index_def(def);
-  if (!bytes) return std::move(bytes).error();
-  txn.batch().Put(s.meta, index_def_key(entry.id, def.spec.name), *bytes);
-  std::string next;
-  put_u32(next, *id + 1);
-  txn.batch().Put(s.meta, slice(k_meta_next_index), next);
+  auto next_id = read_next_index_id(s);
+  if (!next_id) return std::move(next_id).error();
+  auto out = stage_index(s, txn, entry, fresh, std::move(spec), named, *next_id, control);
+  if (!out) return std::move(out).error();
+  if (!out->created) return out;
+  out->collection_created = fresh;
   if (auto c = txn.commit(); !c) return std::move(c).error();
-  out.created = true;
   return out;
 }
 
@@ -154,7 +170,7 @@ result<std::vector<store::index_info>> store::list_indexes(std::string_view coll
   auto entry = impl_->lookup(snap.read_options(), collection);
   if (!entry) return std::move(entry).error();
   std::vector<index_info> out;
-  if (!entry->has_value()) return out;
+  if (!entry->has_value()) return impl_->unknown_collection(collection);
   auto defs = read_index_defs(*impl_, snap.read_options(), (*entry)->id);
   if (!defs) return std::move(defs).error();
   for (auto& d : *defs) out.push_back(index_info{std::move(d.spec), d.multikey});
