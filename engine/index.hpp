@@ -102,6 +102,12 @@ result<store::create_index_result> stage_index(store::impl& s, write_txn& txn, c
 // Deletes every index definition and entry of a collection (drop_collection) into `batch`.
 status drop_indexes_of(const store::impl& s, rocksdb::WriteBatch& batch, std::uint32_t collection_id);
 
+// verify's index check (index_verify.cpp): every index's entries are exactly those its
+// definition derives from the collection's documents (count and a content hash), and no idx
+// entry belongs to an index without a definition (a half-built or dropped index).
+status verify_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, const scan_control& control,
+                      const std::function<void(std::string)>& mismatch);
+
 // The message for a duplicate key: names the index, the collection and the value.
 failure duplicate_key(const index_def& def, std::string_view collection, const document& doc);
 
