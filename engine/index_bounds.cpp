@@ -106,6 +106,21 @@ bool equality_intervals(const value& v, std::vector<interval>& out, std::string&
   return true;
 }
 
+// Equality with `v` matches exactly the values whose key is v's key.
+bool exact_point(const value& v) {
+  switch (v.type()) {
+    case kind::int32:
+    case kind::int64:
+    case kind::string:
+    case kind::boolean:
+    case kind::date_time:
+    case kind::object_id:
+      return true;
+    case kind::double_: return !std::isnan(v.as_double());
+    default: return false;
+  }
+}
+
 void add_condition(predicate& p, const value& cond) {
   p.point = true;
   if (!is_operator_doc(cond)) {
@@ -113,25 +128,30 @@ void add_condition(predicate& p, const value& cond) {
     if (!equality_intervals(cond, iv, p.reason)) return;
     p.point = cond.type() != kind::regex;
     p.kind = p.point ? "equality" : "regex";
+    p.exact = p.point && exact_point(cond);
     p.ops.push_back(std::move(iv));
     p.indexable = true;
     return;
   }
   const document& ops = cond.as_document();
   const value* options = find_field(ops, "$options");
+  bool all_exact = true, has_lower_number = false, upper_number = false;
   for (const auto& op : ops) {
     std::vector<interval> iv;
     std::string why;
     bool ok = false;
     bool is_point = false;
     std::string kind;
+    bool exact_op = false;
     if (op.name == "$eq") {
       ok = equality_intervals(op.val, iv, why);
       is_point = ok && op.val.type() != kind::regex;
+      exact_op = is_point && exact_point(op.val);
       kind = "equality";
     } else if (op.name == "$in" && op.val.is_array()) {
       ok = true;
       is_point = true;
+      exact_op = true;
       kind = "$in";
       for (const auto& e : op.val.as_array()) {
         if (!equality_intervals(e, iv, why)) {
@@ -139,6 +159,7 @@ void add_condition(predicate& p, const value& cond) {
           break;
         }
         if (e.type() == kind::regex) is_point = false;
+        exact_op = exact_op && exact_point(e);
       }
     } else if (op.name == "$gt" || op.name == "$gte" || op.name == "$lt" || op.name == "$lte") {
       interval b;
@@ -149,10 +170,13 @@ void add_condition(predicate& p, const value& cond) {
       const bool incl = op.name.size() == 4;
       const std::string v = to_json(op.val);
       if (ok && lower) {
-        iv.push_back(interval{encode_key(op.val), b.hi, (incl ? "[" : "(") + v + ", max " + bname + "]"});
+        iv.push_back(interval{encode_key(op.val), b.hi, (incl ? "[" : "(") + v + ", max " + bname + "]", !incl, false});
+        if (op.val.is_number()) has_lower_number = true;
       } else if (ok) {
-        iv.push_back(interval{b.lo, encode_key(op.val), "[min " + bname + ", " + v + (incl ? "]" : ")")});
+        iv.push_back(interval{b.lo, encode_key(op.val), "[min " + bname + ", " + v + (incl ? "]" : ")"), false, !incl});
+        if (op.val.is_number()) upper_number = true;
       }
+      exact_op = ok && !op.val.is_decimal() && !(op.val.is_double() && std::isnan(op.val.as_double()));
       kind = "range";
     } else if (op.name == "$regex" && (op.val.is_string() || op.val.type() == kind::regex)) {
       std::string pattern = op.val.is_string() ? op.val.as_string() : std::get<regex>(op.val.raw()).pattern;
@@ -161,20 +185,27 @@ void add_condition(predicate& p, const value& cond) {
       iv = regex_intervals(pattern, opts, kind);
       ok = true;
     } else {
-      if (op.name != "$options") why = "`" + op.name + "` is not answered from an index";
+      if (op.name != "$options") {
+        why = "`" + op.name + "` is not answered from an index";
+        all_exact = false;
+      }
       if (p.reason.empty()) p.reason = why;
       continue;
     }
     if (!ok) {
+      all_exact = false;
       if (p.reason.empty()) p.reason = why;
       continue;
     }
+    all_exact = all_exact && exact_op;
     if (!is_point) p.point = false;
     if (p.kind.empty()) p.kind = kind;
     p.ops.push_back(std::move(iv));
   }
   p.indexable = !p.ops.empty();
   if (!p.indexable) p.point = false;
+  // A lone upper bound over numbers starts at the bracket's NaN, which the filter may not match.
+  p.exact = p.indexable && all_exact && (!upper_number || has_lower_number);
 }
 
 void collect(const document& filter, std::vector<predicate>& out) {

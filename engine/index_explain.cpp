@@ -72,6 +72,7 @@ result<document> store::explain(std::string_view collection, const document& fil
     out.push_back(field{"index", value(c.def->spec.name)});
     out.push_back(field{"key", value(spec_key_document(c.def->spec))});
     out.push_back(field{"bounds", value(c.bounds)});
+    out.push_back(field{"countFromIndex", value(c.covers_count)});
   } else if (plan->chosen_kind == query_plan::kind::id_lookup) {
     docs = 1;
   }

@@ -25,7 +25,10 @@ std::string inverted(const std::string& s) {
   return out;
 }
 
-// hi's exclusive end; "" is +infinity.
+// Where a component's keys start and end (exclusive; "" is +infinity) in byte order.
+std::string start_of(const std::string& lo, bool open) { return open ? successor(lo) : lo; }
+std::string end_of(const std::string& hi, bool open) { return open ? hi : successor(hi); }
+
 bool end_less(const std::string& a_end, const std::string& b_end) {
   if (a_end.empty()) return false;
   if (b_end.empty()) return true;
@@ -37,15 +40,19 @@ std::vector<interval> intersect(const std::vector<interval>& a, const std::vecto
   for (const auto& x : a) {
     for (const auto& y : b) {
       interval r;
-      r.lo = std::max(x.lo, y.lo);
-      const std::string xe = successor(x.hi), ye = successor(y.hi);
-      const bool x_first = !end_less(ye, xe);
-      r.hi = x_first ? x.hi : y.hi;
-      const std::string end = x_first ? xe : ye;
-      if (!end.empty() && !(r.lo < end)) continue;
-      if (r.lo == x.lo && r.hi == x.hi) {
+      const std::string xs = start_of(x.lo, x.lo_open), ys = start_of(y.lo, y.lo_open);
+      const bool x_lo = ys < xs || (ys == xs && x.lo >= y.lo);
+      r.lo = x_lo ? x.lo : y.lo;
+      r.lo_open = x_lo ? x.lo_open : y.lo_open;
+      const std::string xe = end_of(x.hi, x.hi_open), ye = end_of(y.hi, y.hi_open);
+      const bool x_hi = !end_less(ye, xe);
+      r.hi = x_hi ? x.hi : y.hi;
+      r.hi_open = x_hi ? x.hi_open : y.hi_open;
+      const std::string end = x_hi ? xe : ye;
+      if (!end.empty() && !(start_of(r.lo, r.lo_open) < end)) continue;
+      if (x_lo && x_hi) {
         r.text = x.text;
-      } else if (r.lo == y.lo && r.hi == y.hi) {
+      } else if (!x_lo && !x_hi) {
         r.text = y.text;
       } else {
         r.text = x.text + " ∩ " + y.text;
@@ -56,63 +63,85 @@ std::vector<interval> intersect(const std::vector<interval>& a, const std::vecto
   return out;
 }
 
+// The byte range of one component's interval after `prefix`: [start, end), end "" = +infinity
+// of the prefix. A descending component's bytes are inverted, which reverses the interval.
+std::pair<std::string, std::string> component_range(const std::string& prefix, const interval& iv, bool descending) {
+  std::string start, end;
+  if (!descending) {
+    start = prefix + start_of(iv.lo, iv.lo_open);
+    end = iv.hi_open ? prefix + iv.hi : successor(prefix + iv.hi);
+  } else {
+    start = prefix + start_of(inverted(iv.hi), iv.hi_open);
+    end = iv.lo_open ? prefix + inverted(iv.lo) : successor(prefix + inverted(iv.lo));
+  }
+  return {std::move(start), std::move(end)};
+}
+
 void evaluate(index_candidate& cand, const std::vector<predicate>& preds) {
   const index_def& def = *cand.def;
   if (def.spec.partial_filter && !implies(preds, *def.spec.partial_filter)) {
     cand.reason = "partial index: the query does not imply its partialFilter " + to_json(*def.spec.partial_filter);
     return;
   }
-  const std::string prefix = idx_prefix(def.id);
-  std::vector<std::pair<std::string, std::string>> parts{{prefix, prefix}};  // start, hi
+  std::vector<std::string> points{idx_prefix(def.id)};  // the point prefixes so far
+  std::vector<std::pair<std::string, std::string>> ranges;  // set by the last bound field
+  bool exact = !def.multikey && !def.spec.partial_filter;
+  std::vector<bool> used(preds.size(), false);
   for (const auto& f : def.spec.fields) {
-    std::vector<const predicate*> on;
-    for (const auto& p : preds) {
-      if (p.indexable && p.path == f.path) on.push_back(&p);
+    std::vector<std::size_t> on;
+    for (std::size_t i = 0; i < preds.size(); ++i) {
+      if (preds[i].indexable && preds[i].path == f.path) on.push_back(i);
     }
     if (on.empty()) break;
-    std::vector<interval> ivs = on.front()->ops.front();
-    bool is_point = on.front()->point;
+    std::vector<interval> ivs = preds[on.front()].ops.front();
+    bool is_point = preds[on.front()].point;
     if (!def.multikey) {
-      for (const predicate* p : on) {
-        for (const auto& op : p->ops) {
-          if (&op == &on.front()->ops.front()) continue;
+      for (std::size_t i : on) {
+        for (const auto& op : preds[i].ops) {
+          if (&op == &preds[on.front()].ops.front()) continue;
           ivs = intersect(ivs, op);
         }
-        is_point = is_point || p->point;
+        is_point = is_point || preds[i].point;
+        used[i] = true;
       }
+    } else {
+      exact = false;
     }
-    if (parts.size() * std::max<std::size_t>(ivs.size(), 1) > k_max_ranges) break;
+    if (points.size() * std::max<std::size_t>(ivs.size(), 1) > k_max_ranges) break;
     array texts;
     for (const auto& iv : ivs) texts.push_back(value(iv.text));
     cand.bounds.push_back(field{f.path, value(std::move(texts))});
-    std::vector<std::pair<std::string, std::string>> next;
-    for (const auto& [start, hi] : parts) {
+    ranges.clear();
+    std::vector<std::string> next;
+    for (const auto& p : points) {
       for (const auto& iv : ivs) {
-        if (f.descending) {
-          next.emplace_back(start + inverted(iv.hi), hi + inverted(iv.lo));
-        } else {
-          next.emplace_back(start + iv.lo, hi + iv.hi);
+        ranges.push_back(component_range(p, iv, f.descending));
+        if (is_point) {
+          std::string k = p;
+          k += f.descending ? inverted(iv.lo) : iv.lo;
+          next.push_back(std::move(k));
         }
       }
     }
-    parts = std::move(next);
     ++cand.bound_fields;
     if (!is_point) break;
+    points = std::move(next);
     ++cand.equality_fields;
   }
   if (cand.bound_fields == 0) {
     cand.reason = "no indexable predicate on its leading field `" + def.spec.fields.front().path + "`";
     return;
   }
+  for (std::size_t i = 0; i < preds.size(); ++i) exact = exact && used[i] && preds[i].exact;
+  cand.covers_count = exact;
   const std::string limit = idx_prefix(def.id + 1);
-  std::vector<key_range> ranges;
-  for (auto& [start, hi] : parts) {
-    std::string end = successor(hi);
+  std::vector<key_range> sorted;
+  for (auto& [start, end] : ranges) {
     if (end.empty() || end > limit) end = limit;
-    if (start < end) ranges.push_back(key_range{std::move(start), std::move(end)});
+    if (start < end) sorted.push_back(key_range{std::move(start), std::move(end)});
   }
-  std::sort(ranges.begin(), ranges.end(), [](const key_range& a, const key_range& b) { return a.start < b.start; });
-  for (auto& r : ranges) {
+  std::sort(sorted.begin(), sorted.end(), [](const key_range& a, const key_range& b) { return a.start < b.start; });
+  for (auto& r : sorted) {
     if (!cand.ranges.empty() && r.start <= cand.ranges.back().end) {
       cand.ranges.back().end = std::max(cand.ranges.back().end, r.end);
     } else {
@@ -207,6 +236,17 @@ result<std::vector<std::string>> scan_candidate(const store::impl& s, const rock
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
+}
+
+result<std::uint64_t> count_keys(const store::impl& s, const rocksdb::ReadOptions& ro, const index_candidate& cand,
+                                 const scan_control& control) {
+  std::uint64_t n = 0;
+  auto st = scan_ranges(s, ro, cand.ranges, control, [&](const rocksdb::Slice&) {
+    ++n;
+    return true;
+  });
+  if (!st) return std::move(st).error();
+  return n;
 }
 
 result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s, const rocksdb::ReadOptions& ro,

@@ -20,6 +20,8 @@ struct interval {
   std::string lo;
   std::string hi;
   std::string text;  // for explain: "[5, 5]", "(5, max number]", "strings starting with \"ab\""
+  bool lo_open = false;  // excludes keys with prefix lo ($gt)
+  bool hi_open = false;  // excludes keys with prefix hi ($lt)
 };
 
 // One top-level condition of a filter (a field of the filter or of a top-level $and).
@@ -33,6 +35,10 @@ struct predicate {
   // a multikey index may use only one of them, other indexes intersect them.
   std::vector<std::vector<interval>> ops;
   bool point = false;            // every interval is one value (equality, $in of values)
+  // The bounds hold exactly the values the condition matches (no operator left out, no
+  // superset such as a regex or a lone upper bound over numbers, which takes in NaN): on a
+  // non-multikey index, counting keys then counts the matching documents.
+  bool exact = false;
 };
 
 // The top-level conjuncts of `filter`; `$or`, `$nor`, `$expr`, … appear as non-indexable
@@ -52,6 +58,9 @@ struct index_candidate {
   document bounds;                  // field -> [interval texts]
   std::uint64_t estimate = 0;       // keys in the ranges, counted up to the cap
   bool over_cap = false;
+  // The ranges hold exactly one key per matching document (exact predicates on bound fields
+  // only, not multikey, not partial): count_documents may count keys without fetching.
+  bool covers_count = false;
 };
 
 struct query_plan {
@@ -74,6 +83,11 @@ result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& 
 result<std::vector<std::string>> scan_candidate(const store::impl& s, const rocksdb::ReadOptions& ro,
                                                 const index_candidate& cand, const scan_control& control,
                                                 std::uint64_t* keys_examined = nullptr);
+
+// The number of entries in the candidate's ranges (for a covers_count candidate: the number
+// of matching documents).
+result<std::uint64_t> count_keys(const store::impl& s, const rocksdb::ReadOptions& ro, const index_candidate& cand,
+                                 const scan_control& control);
 
 // plan_query + scan_candidate: the candidate ids when an index is chosen; nullopt for a full
 // scan (or an `_id` lookup, which the callers do themselves).

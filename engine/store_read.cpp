@@ -280,10 +280,25 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
   collection_scan scan(*impl_, snap, collection, **entry, control);
   std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
   if (point_of(match) == nullptr) {
-    auto ids = planned_ids(*impl_, snap.read_options(), **entry, filter_spec, control);
-    if (!ids) return std::move(ids).error();
-    planned = std::move(*ids);
-    if (planned) scan.restrict_to(&*planned);
+    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec);
+    if (!plan) return std::move(plan).error();
+    // An index whose ranges hold exactly one key per match counts without fetching (even
+    // when it is too wide to be chosen for fetching documents).
+    const index_candidate* covering = nullptr;
+    if (plan->chosen >= 0 && plan->candidates[static_cast<std::size_t>(plan->chosen)].covers_count) {
+      covering = &plan->candidates[static_cast<std::size_t>(plan->chosen)];
+    }
+    for (const auto& c : plan->candidates) {
+      if (covering == nullptr && c.usable && c.covers_count) covering = &c;
+    }
+    if (covering != nullptr) return count_keys(*impl_, snap.read_options(), *covering, control);
+    if (plan->chosen_kind == query_plan::kind::index_scan) {
+      auto ids = scan_candidate(*impl_, snap.read_options(), plan->candidates[static_cast<std::size_t>(plan->chosen)],
+                                control);
+      if (!ids) return std::move(ids).error();
+      planned = std::move(*ids);
+      scan.restrict_to(&*planned);
+    }
   }
   try {
     auto st = scan.run(point_of(match), [&](document&& doc) {
