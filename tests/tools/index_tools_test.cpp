@@ -107,7 +107,7 @@ TEST_CASE("explain, suggest_indexes and diagnose require filter; explain and dia
   b.ok("create_index", R"({"collection":"users","field":"a"})");
   CHECK(b.ok("explain", R"({"collection":"users","filter":{"a":2}})")
             .starts_with(R"({"collection":"users","plan":"index scan","index":"a_1","key":{"a":1},)"
-                         R"("bounds":{"a":["[2, 2]"]},"keysExamined":1,"docsExamined":1,)"));
+                         R"("bounds":{"a":["[2, 2]"]},"countFromIndex":true,"keysExamined":1,"docsExamined":1,)"));
   CHECK(b.ok("suggest_indexes", R"({"collection":"users","filter":{"a":2},"sort":{"b":1}})")
             .starts_with(R"({"collection":"users","suggestions":[{"key":{"a":1,"b":1},"exists":null,)"));
   CHECK(b.ok("diagnose", R"({"collection":"users","filter":{"a":{"$gt":1}}})")
