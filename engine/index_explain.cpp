@@ -82,7 +82,14 @@ result<document> store::explain(std::string_view collection, const document& fil
   out.push_back(field{"filterRechecked", value(true)});
   const bool id_sort = order->empty() || (order->keys().size() == 1 && order->keys()[0].path == "_id" &&
                                           !order->keys()[0].descending);
-  out.push_back(field{"sort", value(id_sort ? "_id order (no sort stage)" : "in memory")});
+  std::string sort_text = id_sort ? "_id order (no sort stage)" : "in memory";
+  if (!id_sort && plan->chosen_kind != query_plan::kind::id_lookup) {
+    std::string by;
+    auto ordered = ordered_ranges(*impl_, snap.read_options(), **entry, filter, *order, false, &by);
+    if (!ordered) return std::move(ordered).error();
+    if (*ordered) sort_text = "index order (`" + by + "`): no sort stage, stops after the page";
+  }
+  out.push_back(field{"sort", value(sort_text)});
   array candidates;
   for (std::size_t i = 0; i < plan->candidates.size(); ++i) {
     const auto& c = plan->candidates[i];

@@ -128,6 +128,7 @@ void evaluate(index_candidate& cand, const std::vector<predicate>& preds) {
     points = std::move(next);
     ++cand.equality_fields;
   }
+  cand.single_prefix = points.size() == 1;
   if (cand.bound_fields == 0) {
     cand.reason = "no indexable predicate on its leading field `" + def.spec.fields.front().path + "`";
     return;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/index.hpp"
+#include "engine/sort.hpp"
 
 namespace omgdb::engine::detail {
 
@@ -61,6 +62,7 @@ struct index_candidate {
   // The ranges hold exactly one key per matching document (exact predicates on bound fields
   // only, not multikey, not partial): count_documents may count keys without fetching.
   bool covers_count = false;
+  bool single_prefix = false;       // the equality fields pin one value each (no $in of several)
 };
 
 struct query_plan {
@@ -94,6 +96,21 @@ result<std::uint64_t> count_keys(const store::impl& s, const rocksdb::ReadOption
 result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s, const rocksdb::ReadOptions& ro,
                                                             const catalog_entry& c, const document& filter,
                                                             const scan_control& control);
+
+// Ranges whose entries list every document `filter` can match exactly once, in the order of
+// `sort` then `_id` ascending (index_order.cpp): a non-multikey, non-partial index whose fields
+// after the single-valued equality prefix are the sort's keys with their directions (and no
+// more, unless it is unique). Chosen when the filter's own choice is that index or another
+// one with no more keys, or when the filter chose no index and the query has a limit. `index_name` gets the
+// index's name.
+result<std::optional<std::vector<key_range>>> ordered_ranges(const store::impl& s, const rocksdb::ReadOptions& ro,
+                                                            const catalog_entry& c, const document& filter,
+                                                            const sort_spec& sort, bool limited,
+                                                            std::string* index_name = nullptr);
+// Visits the documents of the entries in `ranges`, in entry order; `visit` returns false to stop.
+status visit_in_order(const store::impl& s, const rocksdb::ReadOptions& ro, const std::vector<key_range>& ranges,
+                      const catalog_entry& c, const scan_control& control,
+                      const std::function<bool(document&&)>& visit);
 
 // Does `query` imply the partial filter `partial` (both as predicates)? Conservative.
 bool implies(const std::vector<predicate>& query, const document& partial);

@@ -192,8 +192,14 @@ result<find_page> store::find(std::string_view collection, const find_options& o
   page_writer out(page, options.max_bytes, options.skip, match, *project);
   collection_scan scan(*impl_, snap, collection, **entry, control);
   const value* point = point_of(match);
+  std::optional<std::vector<key_range>> ordered;  // an index in the sort's order
+  if (point == nullptr && !sorts_as_scan(*sort)) {
+    auto o = ordered_ranges(*impl_, snap.read_options(), **entry, options.filter, *sort, limit != UINT64_MAX);
+    if (!o) return std::move(o).error();
+    ordered = std::move(*o);
+  }
   std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
-  if (point == nullptr) {
+  if (point == nullptr && !ordered) {
     auto ids = planned_ids(*impl_, snap.read_options(), **entry, options.filter, control);
     if (!ids) return std::move(ids).error();
     planned = std::move(*ids);
@@ -227,6 +233,30 @@ result<find_page> store::find(std::string_view collection, const find_options& o
     // every line is at least 10 bytes ({"_id":1} and '\n'), so max_bytes / 8 + 2 documents
     // always include one past a full page. So even an unlimited sort keeps bounded memory.
     const sort_spec& order = *sort;
+    if (ordered) {
+      // Streaming in the index's order, which is the sort's: stop one match past the page.
+      std::uint64_t matched = 0;
+      array last_key;
+      auto st = visit_in_order(*impl_, snap.read_options(), *ordered, **entry, control, [&](document&& doc) {
+        if (!match.matches(doc)) return true;
+        array key = order.sort_key(doc);
+        if (*bound && order.compare_keys(key, **bound) <= 0) return true;  // keyset: not after
+        if (matched++ < options.skip) return true;
+        if (page.returned >= limit) {
+          page.more = true;
+          return false;
+        }
+        auto added = out.add(doc);
+        if (!added) error = std::move(added).error();
+        if (!added.ok() || !*added) return false;
+        last_key = std::move(key);
+        return true;
+      });
+      if (!st) return std::move(st).error();
+      if (error) return std::move(*error);
+      if (page.more && page.returned > 0 && !id_only(order)) page.last_sort_key = sort_values(order, last_key);
+      return page;
+    }
     auto before = [&](const keyed_doc& a, const keyed_doc& b) {
       return order.compare_keys(a.key, b.key) < 0;
     };

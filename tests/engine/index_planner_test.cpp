@@ -167,3 +167,28 @@ TEST_CASE("diagnose reports per-predicate matches and why each index was not use
   CHECK(to_json(*find_field(preds[2].as_document(), "matches")) == "2");
   CHECK(to_json(*find_field(*d, "index")) == "\"a_1\"");
 }
+
+TEST_CASE("an index in the sort's order streams a limited sorted find, keyset pages included") {
+  fresh_store s;
+  seed(s);
+  auto e = s->explain("t", doc(R"({"a":3})"), doc(R"({"c":1})"));
+  REQUIRE(e.ok());
+  CHECK(to_json(*find_field(*e, "sort")) == R"("index order (`a_1_c_1`): no sort stage, stops after the page")");
+  auto mem = s->explain("t", doc(R"({"a":3})"), doc(R"({"c":-1})"));
+  CHECK(to_json(*find_field(*mem, "sort")) == R"("in memory")");
+  find_options o;
+  o.sort = doc(R"({"c":-1})");
+  o.limit = 2;
+  o.projection = doc(R"({"c":1,"_id":0})");
+  auto first = s->find("t", o);
+  REQUIRE(first.ok());
+  CHECK(first->ndjson == "{\"c\":99}\n{\"c\":98}\n");
+  REQUIRE(first->more);
+  REQUIRE(first->last_sort_key.has_value());
+  CHECK(to_json(*first->last_sort_key) == R"({"c":98})");
+  o.after_id = first->last_id;
+  o.after_sort_key = first->last_sort_key;
+  auto second = s->find("t", o);
+  REQUIRE(second.ok());
+  CHECK(second->ndjson == "{\"c\":97}\n{\"c\":96}\n");
+}

@@ -78,8 +78,10 @@ class generator {
     }
   }
   std::string sort() {
-    static const char* sorts[] = {"{}", "{\"c\":1}", "{\"a\":-1}", "{\"b\":1,\"c\":-1}", "{\"tags\":1}"};
-    return sorts[pick(5)];
+    static const char* sorts[] = {"{}",          "{\"c\":1}",          "{\"a\":-1}",         "{\"b\":1,\"c\":-1}",
+                                  "{\"tags\":1}", "{\"b\":-1}",         "{\"b\":1}",          "{\"c\":-1}",
+                                  "{\"c\":1,\"b\":1}", "{\"c\":1,\"_id\":1}", "{\"b\":1,\"c\":1}"};
+    return sorts[pick(11)];
   }
 
  private:
