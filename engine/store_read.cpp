@@ -321,7 +321,11 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
     for (const auto& c : plan->candidates) {
       if (covering == nullptr && c.usable && c.covers_count) covering = &c;
     }
-    if (covering != nullptr) return count_keys(*impl_, snap.read_options(), *covering, control);
+    if (covering != nullptr) {
+      // The planner counted the keys already unless it stopped at its cap.
+      if (!covering->over_cap) return covering->estimate;
+      return count_keys(*impl_, snap.read_options(), *covering, control);
+    }
     if (plan->chosen_kind == query_plan::kind::index_scan) {
       auto ids = scan_candidate(*impl_, snap.read_options(), plan->candidates[static_cast<std::size_t>(plan->chosen)],
                                 control);
