@@ -144,3 +144,14 @@ TEST_CASE("a partial index holds only the documents its filter matches") {
   CHECK(s->insert("c", doc(R"({"_id":4,"a":2})")).ok());               // not live: not indexed
   CHECK_FALSE(s->insert("c", doc(R"({"_id":5,"a":2,"live":true})")).ok());  // live duplicate
 }
+
+TEST_CASE("describe lists a collection's secondary indexes after `_id_`") {
+  fresh_store s;
+  REQUIRE(s->insert("c", doc(R"({"_id":1,"a":1})")).ok());
+  auto u = spec({{"a", -1}});
+  u.unique = true;
+  REQUIRE(s->create_index("c", u).ok());
+  auto md = s->describe();
+  REQUIRE(md.ok());
+  CHECK(md->find("Indexes: `_id_` (unique), `a_-1` `{\"a\":-1}` (unique)\n") != std::string::npos);
+}
