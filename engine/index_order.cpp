@@ -45,6 +45,7 @@ result<std::optional<std::vector<key_range>>> ordered_ranges(const store::impl& 
                                                             const sort_spec& sort, bool limited,
                                                             std::string* index_name) {
   using out_t = std::optional<std::vector<key_range>>;
+  if (!has_indexes(s, ro, c.id)) return out_t{};
   auto plan = plan_query(s, ro, c, filter);
   if (!plan) return std::move(plan).error();
   if (plan->chosen_kind == query_plan::kind::id_lookup) return out_t{};

@@ -175,6 +175,13 @@ status scan_ranges(const store::impl& s, const rocksdb::ReadOptions& base, const
 
 }  // namespace
 
+bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint32_t collection_id) {
+  const std::string prefix = index_def_prefix(collection_id);
+  std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.meta));
+  it->Seek(prefix);
+  return it->Valid() && it->key().starts_with(prefix);
+}
+
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
                               const document& filter_spec) {
   query_plan plan;
@@ -254,7 +261,7 @@ result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s
                                                             const catalog_entry& c, const document& filter,
                                                             const scan_control& control) {
   using out_t = std::optional<std::vector<std::string>>;
-  if (filter.empty()) return out_t{};
+  if (filter.empty() || !has_indexes(s, ro, c.id)) return out_t{};
   auto plan = plan_query(s, ro, c, filter);
   if (!plan) return std::move(plan).error();
   if (plan->chosen_kind != query_plan::kind::index_scan) return out_t{};

@@ -76,6 +76,9 @@ struct query_plan {
   std::vector<predicate> predicates;
 };
 
+// Whether collection `c` has any secondary index (a cheap check before planning).
+bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint32_t collection_id);
+
 // Plans `filter` on collection `c`. The filter must compile (callers check first).
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
                               const document& filter);

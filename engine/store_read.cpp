@@ -309,7 +309,7 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
   std::uint64_t n = 0;
   collection_scan scan(*impl_, snap, collection, **entry, control);
   std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
-  if (point_of(match) == nullptr) {
+  if (point_of(match) == nullptr && has_indexes(*impl_, snap.read_options(), (*entry)->id)) {
     auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec);
     if (!plan) return std::move(plan).error();
     // An index whose ranges hold exactly one key per match counts without fetching (even
