@@ -207,3 +207,30 @@ TEST_CASE("verify names a missing entry, a stray entry and entries without a def
   CHECK(m[0] == "collection `c`, index `a_1`: holds 3 entries, the documents give 4");
   CHECK(m[1] == "index entries: 1 entries of index id 8, which has no definition (a half-built or dropped index)");
 }
+
+TEST_CASE("an index build reports progress and a cancelled build writes nothing") {
+  fresh_store s;
+  std::vector<document> many;
+  for (int i = 0; i < 1000; ++i) many.push_back(doc("{\"_id\":" + std::to_string(i) + ",\"a\":" + std::to_string(i % 7) + "}"));
+  REQUIRE(s->insert_many("c", std::move(many)).ok());
+  const auto before = stored_state(s);
+  std::atomic<bool> cancel{false};
+  scan_control control;
+  control.cancelled = &cancel;
+  std::uint64_t last_done = 0, calls = 0;
+  control.progress = [&](std::uint64_t done, std::uint64_t total) {
+    ++calls;
+    last_done = done;
+    CHECK(total == 1000);
+    if (done >= 512) cancel = true;
+  };
+  auto r = s->create_index("c", spec({{"a", 1}}), control);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("cancelled") != std::string::npos);
+  CHECK(calls >= 2);
+  CHECK(stored_state(s) == before);
+  cancel = false;
+  control.progress = [&](std::uint64_t done, std::uint64_t) { last_done = done; };
+  REQUIRE(s->create_index("c", spec({{"a", 1}}), control).ok());
+  CHECK(last_done == 1000);
+}
