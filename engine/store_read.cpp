@@ -1,8 +1,11 @@
 // omgdb engine — get, find and count under a RocksDB snapshot.
 //
-// A filter that pins `_id` by equality is a point lookup; anything else is a prefix scan of
-// the collection in keystring(_id) order (which is `_id` ascending BSON order). Sorted finds
-// keep a bounded top-k heap of skip + min(limit + 1, what one page can hold) entries.
+// A filter that pins `_id` by equality is a point lookup; otherwise the planner
+// (index_plan.hpp) may pick a secondary index, whose candidates are visited in `_id` order;
+// else a prefix scan of the collection in keystring(_id) order (`_id` ascending BSON order).
+// Sorted finds stream in an index's order when one gives exactly the sort's order
+// (index_order.cpp), else keep a bounded top-k heap of skip + min(limit + 1, what one page
+// can hold) entries. count may count index keys alone when the bounds are exact.
 // Keyset pagination (afterId / afterSortKey) seeks past afterId when the order is the scan
 // order, and otherwise drops the documents whose (sort key, _id) is not after the bound.
 // Projections are applied to the documents of the page only.
