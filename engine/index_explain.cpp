@@ -87,7 +87,10 @@ result<document> store::explain(std::string_view collection, const document& fil
     std::string by;
     auto ordered = ordered_ranges(*impl_, snap.read_options(), **entry, filter, *order, false, &by);
     if (!ordered) return std::move(ordered).error();
-    if (*ordered) sort_text = "index order (`" + by + "`): no sort stage, stops after the page";
+    if (*ordered) {
+      sort_text = "index order (`" + by + "`" + ((*ordered)->reverse ? ", backwards" : "") +
+                  "): no sort stage, stops after the page";
+    }
   }
   out.push_back(field{"sort", value(sort_text)});
   array candidates;

@@ -102,16 +102,22 @@ result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s
 
 // Ranges whose entries list every document `filter` can match exactly once, in the order of
 // `sort` then `_id` ascending (index_order.cpp): a non-multikey, non-partial index whose fields
-// after the single-valued equality prefix are the sort's keys with their directions (and no
-// more, unless it is unique). Chosen when the filter's own choice is that index or another
+// after the single-valued equality prefix are the sort's keys with their directions, or all
+// with the opposite ones (scanned backwards, equal keys put back in `_id` order), and no more
+// fields unless it is unique. Chosen when the filter's own choice is that index or another
 // one with no more keys, or when the filter chose no index and the query has a limit. `index_name` gets the
 // index's name.
-result<std::optional<std::vector<key_range>>> ordered_ranges(const store::impl& s, const rocksdb::ReadOptions& ro,
-                                                            const catalog_entry& c, const document& filter,
-                                                            const sort_spec& sort, bool limited,
-                                                            std::string* index_name = nullptr);
-// Visits the documents of the entries in `ranges`, in entry order; `visit` returns false to stop.
-status visit_in_order(const store::impl& s, const rocksdb::ReadOptions& ro, const std::vector<key_range>& ranges,
+struct ordered_scan {
+  std::vector<key_range> ranges;  // ascending
+  bool reverse = false;           // visit them backwards
+  bool unique = false;            // entries never share a key (no `_id` suffix)
+};
+result<std::optional<ordered_scan>> ordered_ranges(const store::impl& s, const rocksdb::ReadOptions& ro,
+                                                   const catalog_entry& c, const document& filter,
+                                                   const sort_spec& sort, bool limited,
+                                                   std::string* index_name = nullptr);
+// Visits the documents of the scan's entries in its order; `visit` returns false to stop.
+status visit_in_order(const store::impl& s, const rocksdb::ReadOptions& ro, const ordered_scan& scan,
                       const catalog_entry& c, const scan_control& control,
                       const std::function<bool(document&&)>& visit);
 

@@ -195,7 +195,7 @@ result<find_page> store::find(std::string_view collection, const find_options& o
   page_writer out(page, options.max_bytes, options.skip, match, *project);
   collection_scan scan(*impl_, snap, collection, **entry, control);
   const value* point = point_of(match);
-  std::optional<std::vector<key_range>> ordered;  // an index in the sort's order
+  std::optional<ordered_scan> ordered;  // an index in the sort's order
   if (point == nullptr && !sorts_as_scan(*sort)) {
     auto o = ordered_ranges(*impl_, snap.read_options(), **entry, options.filter, *sort, limit != UINT64_MAX);
     if (!o) return std::move(o).error();

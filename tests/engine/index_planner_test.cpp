@@ -174,7 +174,10 @@ TEST_CASE("an index in the sort's order streams a limited sorted find, keyset pa
   auto e = s->explain("t", doc(R"({"a":3})"), doc(R"({"c":1})"));
   REQUIRE(e.ok());
   CHECK(to_json(*find_field(*e, "sort")) == R"("index order (`a_1_c_1`): no sort stage, stops after the page")");
-  auto mem = s->explain("t", doc(R"({"a":3})"), doc(R"({"c":-1})"));
+  auto back = s->explain("t", doc(R"({"a":3})"), doc(R"({"c":-1})"));
+  CHECK(to_json(*find_field(*back, "sort")) ==
+        R"("index order (`a_1_c_1`, backwards): no sort stage, stops after the page")");
+  auto mem = s->explain("t", doc(R"({"a":3})"), doc(R"({"b":1})"));
   CHECK(to_json(*find_field(*mem, "sort")) == R"("in memory")");
   find_options o;
   o.sort = doc(R"({"c":-1})");
