@@ -14,6 +14,9 @@
 #   (d) filter evaluation on a full scan (count_documents) vs `db_bench readseq`, as a ratio
 #   (e) import_jsonl and update_many documents/s vs `db_bench fillseq`, side by side
 #   They write bench/out/engine.json.
+# Usage: bench/run.sh /path/to/omgdb --index [options of bench/bench_index.py]
+#   Only the index benchmark (1,000,000 documents: indexed vs full scan vs SQLite, and
+#   insert_many with 0, 1, 3 indexes); writes bench/out/index.json. docs/indexes.md.
 #
 # Prints a report and writes bench/out/results.json. See bench/README.md.
 set -euo pipefail
@@ -29,10 +32,14 @@ fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 args=()
 engine=0
+index=0
 for arg in "$@"; do
-  if [[ $arg == --engine ]]; then engine=1; else args+=("$arg"); fi
+  if [[ $arg == --engine ]]; then engine=1; elif [[ $arg == --index ]]; then index=1; else args+=("$arg"); fi
 done
 if (( engine )); then
   exec python3 "$here/bench_engine.py" "${args[@]}"
+fi
+if (( index )); then
+  exec python3 "$here/bench_index.py" "${args[@]}"
 fi
 exec python3 "$here/bench.py" "$@"

@@ -2,7 +2,7 @@
 //
 // Layout (column families): `meta` (format version, catalog of collections, counters),
 // `docs` (key: collection id u32 big-endian + keystring(_id); value: BSON document),
-// `idx` (secondary indexes, later), `oplog` (key: sequence u64 big-endian; value: BSON record
+// `idx` (secondary index entries, engine/index.hpp), `oplog` (key: sequence u64 big-endian; value: BSON record
 // {seq, op, collection, _id, before?, after?, batch} written in the same atomic WriteBatch as
 // the change it records).
 //
@@ -307,8 +307,10 @@ class store {
   };
   // Sets (replaces) the rules of `collection`, cataloging it when it does not exist. The
   // change is op-logged as op "define_collection" (before / after: the old / new spec).
-  // Errors: a bad spec (naming the keyword), `unique` (unique indexes are not available in
-  // this version), a bad collection name.
+  // `unique` entries (a field name, or an array of names) create unique indexes named as
+  // create_index names them, built in the same atomic batch; an existing equal index is kept,
+  // and an entry left out later does not drop its index (drop_index does). Errors: a bad spec
+  // (naming the keyword), a unique index the existing documents violate, a bad collection name.
   result<define_result> define_collection(std::string_view collection, const document& spec);
   // The collection's spec as defined, or nullopt when it has none.
   result<std::optional<document>> collection_rules(std::string_view collection) const;
@@ -401,6 +403,50 @@ class store {
   };
   result<rollback_result> rollback(std::string_view change_id, const scan_control& control = {});
   // --- end of verify, plan, apply, rollback ---
+
+  // --- indexes and planner (store_index.cpp, index_*.cpp, docs/indexes.md) ---
+  struct index_field {
+    std::string path;  // dotted
+    bool descending = false;
+  };
+  struct index_spec {
+    std::string name;                      // empty: generated from the fields ("a_1_b_-1")
+    std::vector<index_field> fields;       // 1..32, distinct paths, not `_id` alone
+    bool unique = false;                   // a missing field counts as null
+    std::optional<document> partial_filter;  // only documents matching it are indexed
+  };
+  struct index_info {
+    index_spec spec;
+    bool multikey = false;  // some document put an array on an indexed path
+  };
+  struct create_index_result {
+    std::string name;
+    bool created = false;              // false: the same definition already existed
+    bool collection_created = false;
+    std::uint64_t documents_indexed = 0;
+    std::uint64_t keys = 0;
+  };
+  // Builds the index over the existing documents and writes its definition and every entry
+  // in one atomic batch (a crash mid-build leaves no trace). Reports progress per document.
+  // Errors: a bad spec, a name used by a different definition, a unique violation among the
+  // existing documents (naming the value), a document with parallel arrays.
+  result<create_index_result> create_index(std::string_view collection, index_spec spec,
+                                           const scan_control& control = {});
+  // The collection's indexes in name order (not `_id_`). Error: an unknown collection
+  // (did-you-mean).
+  result<std::vector<index_info>> list_indexes(std::string_view collection) const;
+  // Removes a definition and its entries atomically. Errors: unknown collection or index.
+  status drop_index(std::string_view collection, std::string_view name);
+
+  // The planner (index_plan.cpp) as JSON-ready documents (docs/indexes.md has the shapes).
+  // explain and diagnose refuse an unknown collection with a did-you-mean hint.
+  result<document> explain(std::string_view collection, const document& filter,
+                           const document& sort, const scan_control& control = {}) const;
+  result<document> suggest_indexes(std::string_view collection, const document& filter,
+                                   const document& sort) const;
+  result<document> diagnose(std::string_view collection, const document& filter,
+                            const scan_control& control = {}) const;
+  // --- end of indexes and planner ---
 
   struct impl;
 

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "engine/bson_codec.hpp"
+#include "engine/ejson.hpp"
+#include "engine/index.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine {
@@ -184,7 +186,15 @@ result<std::string> store::describe() const {
       md += "\n**" + std::to_string(corrupt) + " sampled document" + (corrupt == 1 ? "" : "s") +
             " could not be decoded.**\n";
     }
-    md += "\nIndexes: `_id_` (unique)\n";
+    md += "\nIndexes: `_id_` (unique)";
+    auto defs = read_index_defs(s, ro, e.id);
+    if (!defs) return std::move(defs).error();
+    for (const auto& d : *defs) {
+      md += ", " + code(d.spec.name) + " " + code(to_json(spec_key_document(d.spec)));
+      if (d.spec.unique) md += " (unique)";
+      if (d.spec.partial_filter) md += " (partial: " + code(to_json(*d.spec.partial_filter)) + ")";
+    }
+    md += "\n";
   }
   return md;
 }

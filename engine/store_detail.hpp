@@ -139,6 +139,8 @@ struct store::impl {
 
 namespace omgdb::engine::detail {
 
+class index_upkeep;  // engine/index.hpp
+
 // One mutating call's atomic WriteBatch: documents, counters, catalog entries and the op-log
 // records, written once with sync = true (store_oplog.cpp). Use only while holding
 // `store::impl::writer`; nothing reaches the database (or the in-memory seq counters) unless
@@ -157,11 +159,15 @@ class write_txn {
   // Catalogs `name` under a fresh id with a zero counter and logs create_collection.
   result<catalog_entry> create_collection(std::string_view name);
   void put_count(std::uint32_t collection_id, std::uint64_t documents);
+  // Index upkeep of one document write in this batch (index_hooks.cpp): before / after are
+  // the old and new versions (nullptr: absent). A unique violation is an error.
+  status index(const catalog_entry& c, const document* before, const document* after);
 
   status commit();
 
  private:
   store::impl& s_;
+  std::shared_ptr<index_upkeep> indexes_;
   rocksdb::WriteBatch batch_;
   std::uint64_t seq_;
   std::uint64_t batch_id_;
@@ -204,8 +210,10 @@ class write_session {
 
   // Visits the documents of `c` in `_id` order (only the one with `_id` == *point when
   // given). `visit` returns true to go on. Polls the scan_control every k_poll_every docs.
+  // With `filter` (and no point), an index the planner chooses narrows the scan, as long as
+  // this session has not written to the collection yet; the visit order stays `_id` order.
   status scan(const catalog_entry& c, const value* point,
-              const std::function<result<bool>(session_doc&)>& visit);
+              const std::function<result<bool>(session_doc&)>& visit, const document* filter = nullptr);
 
   // Inserts a new document (prepare_new_document rules; duplicate `_id` is an error).
   result<value> insert(catalog_entry& c, document doc);
@@ -258,6 +266,7 @@ result<std::uint64_t> run_delete_many(write_session& w, std::string_view collect
 
 // --- read side (projection, keyset, distinct) ---
 #include "engine/bson_codec.hpp"
+#include "engine/keystring.hpp"
 
 namespace omgdb::engine::detail {
 
@@ -271,6 +280,9 @@ class collection_scan {
                   const catalog_entry& entry, const scan_control& control)
       : s_(s), snap_(snap), collection_(collection), entry_(entry), control_(control) {}
 
+  // Visit only these documents (docs-key suffixes, sorted) instead of the whole collection.
+  void restrict_to(const std::vector<std::string>* id_keys) noexcept { only_ = id_keys; }
+
   template <class Visit>
   status run(const value* point_id, Visit&& visit, const value* start_after = nullptr) {
     auto ro = snap_.read_options();
@@ -279,6 +291,26 @@ class collection_scan {
       auto doc = s_.read_document(ro, collection_, entry_.id, *point_id);
       if (!doc) return std::move(doc).error();
       if (doc->has_value()) visit(std::move(**doc));
+      return {};
+    }
+    if (only_ != nullptr) {
+      // The documents an index scan selected (docs-key suffixes in `_id` order).
+      const std::string after = start_after != nullptr ? encode_key(*start_after) : std::string();
+      std::uint64_t seen = 0;
+      for (const auto& id_key : *only_) {
+        if (start_after != nullptr && id_key <= after) continue;
+        if (seen % k_poll_every == 0) {
+          if (auto p = poll(control_, seen, only_->size()); !p) return p;
+        }
+        ++seen;
+        std::string bytes;
+        auto st = s_.db->Get(ro, s_.docs, docs_prefix(entry_.id) + id_key, &bytes);
+        if (st.IsNotFound()) continue;
+        if (!st.ok()) return storage_error(s_.path, "read", st);
+        auto doc = from_bson(bytes);
+        if (!doc) return corrupt_document(collection_, id_key, doc.error());
+        if (!visit(std::move(*doc))) return {};
+      }
       return {};
     }
     std::string upper = docs_prefix(entry_.id + 1);
@@ -313,6 +345,7 @@ class collection_scan {
   std::string_view collection_;
   const catalog_entry& entry_;
   const scan_control& control_;
+  const std::vector<std::string>* only_ = nullptr;
 };
 
 }  // namespace omgdb::engine::detail
@@ -349,10 +382,13 @@ class change_batch {
   std::uint64_t batch_id() const noexcept { return batch_id_; }
   std::uint64_t first_seq() const noexcept { return s_last_seq_ + 1; }
   std::uint64_t last_seq() const noexcept { return seq_; }  // == first_seq() - 1: no records
+  // Index upkeep of one document write, from stored BSON bytes (index_hooks.cpp).
+  status index(const catalog_entry& c, std::string_view before, std::string_view after);
   status commit();
 
  private:
   store::impl& s_;
+  std::shared_ptr<index_upkeep> indexes_;
   std::string change_id_;
   rocksdb::WriteBatch batch_;
   std::uint64_t s_last_seq_;

@@ -12,6 +12,7 @@
 #include "engine/expr.hpp"
 #include "engine/filter.hpp"
 #include "engine/sort.hpp"
+#include "engine/index_plan.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine {
@@ -60,6 +61,13 @@ result<store::distinct_result> store::distinct(std::string_view collection, std:
   const value* point = match.id_equality();
   if (point != nullptr && (point->is_array() || std::holds_alternative<regex>(point->raw()))) {
     point = nullptr;  // not an exact point lookup (see store_read.cpp)
+  }
+  std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
+  if (point == nullptr) {
+    auto ids = planned_ids(*impl_, snap.read_options(), **entry, filter_spec, control);
+    if (!ids) return std::move(ids).error();
+    planned = std::move(*ids);
+    if (planned) scan.restrict_to(&*planned);
   }
   try {
     auto st = scan.run(point, [&](document&& doc) {

@@ -208,6 +208,9 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
   change_batch cb(s, out.change_id);
   change_record change{std::string(token), p.collection, cb.batch_id(), 0, 0, now, {}, std::nullopt, 0};
   for (const auto& w : writes) {
+    if (auto x = cb.index(**found, w.before, w.after); !x) {
+      return make_error(x.error().message + "; nothing was applied");  // indexes
+    }
     cb.batch().Put(s.docs, w.key, w.after);
     if (auto l = cb.log_update(p.collection, w.id, w.before, w.after, false); !l) return std::move(l).error();
     change.docs.push_back({w.id, content_hash(w.before), content_hash(w.after)});
@@ -298,6 +301,9 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
 
   change_batch cb(s, std::string(change_id));
   for (const auto& w : writes) {
+    if (auto x = cb.index(**found, w.before, w.after); !x) {
+      return make_error(x.error().message + "; nothing was rolled back");  // indexes
+    }
     cb.batch().Put(s.docs, w.key, w.after);
     if (auto l = cb.log_update(c.collection, w.id, w.before, w.after, true); !l) return std::move(l).error();
   }

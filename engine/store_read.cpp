@@ -1,8 +1,11 @@
 // omgdb engine — get, find and count under a RocksDB snapshot.
 //
-// A filter that pins `_id` by equality is a point lookup; anything else is a prefix scan of
-// the collection in keystring(_id) order (which is `_id` ascending BSON order). Sorted finds
-// keep a bounded top-k heap of skip + min(limit + 1, what one page can hold) entries.
+// A filter that pins `_id` by equality is a point lookup; otherwise the planner
+// (index_plan.hpp) may pick a secondary index, whose candidates are visited in `_id` order;
+// else a prefix scan of the collection in keystring(_id) order (`_id` ascending BSON order).
+// Sorted finds stream in an index's order when one gives exactly the sort's order
+// (index_order.cpp), else keep a bounded top-k heap of skip + min(limit + 1, what one page
+// can hold) entries. count may count index keys alone when the bounds are exact.
 // Keyset pagination (afterId / afterSortKey) seeks past afterId when the order is the scan
 // order, and otherwise drops the documents whose (sort key, _id) is not after the bound.
 // Projections are applied to the documents of the page only.
@@ -12,6 +15,7 @@
 #include "engine/ejson.hpp"
 #include "engine/expr.hpp"
 #include "engine/filter.hpp"
+#include "engine/index_plan.hpp"
 #include "engine/projection.hpp"
 #include "engine/sort.hpp"
 #include "engine/store_detail.hpp"
@@ -191,6 +195,19 @@ result<find_page> store::find(std::string_view collection, const find_options& o
   page_writer out(page, options.max_bytes, options.skip, match, *project);
   collection_scan scan(*impl_, snap, collection, **entry, control);
   const value* point = point_of(match);
+  std::optional<ordered_scan> ordered;  // an index in the sort's order
+  if (point == nullptr && !sorts_as_scan(*sort)) {
+    auto o = ordered_ranges(*impl_, snap.read_options(), **entry, options.filter, *sort, limit != UINT64_MAX);
+    if (!o) return std::move(o).error();
+    ordered = std::move(*o);
+  }
+  std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
+  if (point == nullptr && !ordered) {
+    auto ids = planned_ids(*impl_, snap.read_options(), **entry, options.filter, control);
+    if (!ids) return std::move(ids).error();
+    planned = std::move(*ids);
+    if (planned) scan.restrict_to(&*planned);
+  }
   std::optional<failure> error;
   try {
     if (sorts_as_scan(*sort)) {
@@ -219,6 +236,30 @@ result<find_page> store::find(std::string_view collection, const find_options& o
     // every line is at least 10 bytes ({"_id":1} and '\n'), so max_bytes / 8 + 2 documents
     // always include one past a full page. So even an unlimited sort keeps bounded memory.
     const sort_spec& order = *sort;
+    if (ordered) {
+      // Streaming in the index's order, which is the sort's: stop one match past the page.
+      std::uint64_t matched = 0;
+      array last_key;
+      auto st = visit_in_order(*impl_, snap.read_options(), *ordered, **entry, control, [&](document&& doc) {
+        if (!match.matches(doc)) return true;
+        array key = order.sort_key(doc);
+        if (*bound && order.compare_keys(key, **bound) <= 0) return true;  // keyset: not after
+        if (matched++ < options.skip) return true;
+        if (page.returned >= limit) {
+          page.more = true;
+          return false;
+        }
+        auto added = out.add(doc);
+        if (!added) error = std::move(added).error();
+        if (!added.ok() || !*added) return false;
+        last_key = std::move(key);
+        return true;
+      });
+      if (!st) return std::move(st).error();
+      if (error) return std::move(*error);
+      if (page.more && page.returned > 0 && !id_only(order)) page.last_sort_key = sort_values(order, last_key);
+      return page;
+    }
     auto before = [&](const keyed_doc& a, const keyed_doc& b) {
       return order.compare_keys(a.key, b.key) < 0;
     };
@@ -270,6 +311,32 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
   if (match.matches_everything()) return (*entry)->documents;  // the counter is exact
   std::uint64_t n = 0;
   collection_scan scan(*impl_, snap, collection, **entry, control);
+  std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
+  if (point_of(match) == nullptr && has_indexes(*impl_, snap.read_options(), (*entry)->id)) {
+    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec);
+    if (!plan) return std::move(plan).error();
+    // An index whose ranges hold exactly one key per match counts without fetching (even
+    // when it is too wide to be chosen for fetching documents).
+    const index_candidate* covering = nullptr;
+    if (plan->chosen >= 0 && plan->candidates[static_cast<std::size_t>(plan->chosen)].covers_count) {
+      covering = &plan->candidates[static_cast<std::size_t>(plan->chosen)];
+    }
+    for (const auto& c : plan->candidates) {
+      if (covering == nullptr && c.usable && c.covers_count) covering = &c;
+    }
+    if (covering != nullptr) {
+      // The planner counted the keys already unless it stopped at its cap.
+      if (!covering->over_cap) return covering->estimate;
+      return count_keys(*impl_, snap.read_options(), *covering, control);
+    }
+    if (plan->chosen_kind == query_plan::kind::index_scan) {
+      auto ids = scan_candidate(*impl_, snap.read_options(), plan->candidates[static_cast<std::size_t>(plan->chosen)],
+                                control);
+      if (!ids) return std::move(ids).error();
+      planned = std::move(*ids);
+      scan.restrict_to(&*planned);
+    }
+  }
   try {
     auto st = scan.run(point_of(match), [&](document&& doc) {
       if (match.matches(doc)) ++n;

@@ -77,7 +77,7 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
         images->after = next->changed ? std::move(next->doc) : d.doc;
       }
       return many;
-    });
+    }, &request.filter);
     if (!st) return std::move(st).error();
   }
   if (out.matched == 0 && request.upsert_document) {
@@ -113,7 +113,7 @@ result<std::uint64_t> run_delete_many(write_session& w, std::string_view collect
     ++deleted;
     if (auto m = check_mutations(w, bounds, "deleted"); !m) return std::move(m).error();
     return true;
-  });
+  }, &filter_spec);
   if (!st) return std::move(st).error();
   return deleted;
 }

@@ -9,6 +9,7 @@
 
 #include "engine/bson_codec.hpp"
 #include "engine/ejson.hpp"
+#include "engine/index_plan.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine::detail {
@@ -122,7 +123,7 @@ result<std::optional<std::string>> write_session::read(const std::string& key) {
 }
 
 status write_session::scan(const catalog_entry& c, const value* point,
-                           const std::function<result<bool>(session_doc&)>& visit) {
+                           const std::function<result<bool>(session_doc&)>& visit, const document* filter) {
   std::uint64_t seen = 0;
   auto handle = [&](std::string key, std::string bytes) -> result<bool> {
     if (seen % k_poll_every == 0) {
@@ -145,6 +146,22 @@ status write_session::scan(const catalog_entry& c, const value* point,
   }
   const std::string lower = docs_prefix(c.id);
   const std::string upper = docs_prefix(c.id + 1);
+  if (auto ov = overlay_.lower_bound(lower); filter != nullptr && (ov == overlay_.end() || ov->first >= upper)) {
+    auto ids = planned_ids(s_, rocksdb::ReadOptions(), c, *filter, control_);
+    if (!ids) return std::move(ids).error();
+    if (ids->has_value()) {
+      for (const auto& id_key : **ids) {
+        std::string key = lower + id_key;
+        auto raw = read(key);
+        if (!raw) return std::move(raw).error();
+        if (!raw->has_value()) continue;
+        auto go = handle(std::move(key), std::move(**raw));
+        if (!go) return std::move(go).error();
+        if (!*go) break;
+      }
+      return {};
+    }
+  }
   rocksdb::ReadOptions ro;
   rocksdb::Slice upper_slice(upper);
   ro.iterate_upper_bound = &upper_slice;
@@ -203,6 +220,7 @@ result<value> write_session::insert(catalog_entry& c, document doc) {
   }
   auto bytes = to_bson(doc);
   if (!bytes) return std::move(bytes).error();
+  if (auto x = txn_.index(c, nullptr, &doc); !x) return std::move(x).error();  // indexes
   txn_.batch().Put(s_.docs, key, *bytes);
   if (auto l = log_write(c, "insert", &*id, {}, *bytes); !l) return std::move(l).error();
   overlay_[key] = std::move(*bytes);
@@ -218,6 +236,7 @@ result<bool> write_session::overwrite(const catalog_entry& c, const session_doc&
   if (!bytes) return std::move(bytes).error();
   if (*bytes == old.bytes) return false;
   if (auto v = check_rules(s_, c, next); !v) return std::move(v).error();  // validation
+  if (auto x = txn_.index(c, &old.doc, &next); !x) return std::move(x).error();  // indexes
   txn_.batch().Put(s_.docs, old.key, *bytes);
   if (auto l = log_write(c, op, find_field(old.doc, "_id"), old.bytes, *bytes); !l) {
     return std::move(l).error();
@@ -228,6 +247,7 @@ result<bool> write_session::overwrite(const catalog_entry& c, const session_doc&
 }
 
 status write_session::remove(catalog_entry& c, const session_doc& old) {
+  if (auto x = txn_.index(c, &old.doc, nullptr); !x) return x;  // indexes
   txn_.batch().Delete(s_.docs, old.key);
   if (auto l = log_write(c, "delete", find_field(old.doc, "_id"), old.bytes, {}); !l) return l;
   overlay_[old.key] = std::nullopt;

@@ -6,6 +6,7 @@
 
 #include "engine/bson_codec.hpp"
 #include "engine/ejson.hpp"
+#include "engine/index.hpp"
 #include "engine/store_detail.hpp"
 #include "engine/validation.hpp"
 
@@ -70,6 +71,32 @@ status check_rules(const store::impl& s, const catalog_entry& c, const document&
 
 }  // namespace detail
 
+namespace {
+
+// The unique indexes spec.unique asks for: a field name, or an array of them (compound).
+result<std::vector<store::index_spec>> unique_specs(const document& spec) {
+  const document* root = &spec;
+  if (const value* js = find_field(spec, "$jsonSchema"); js != nullptr && js->is_document()) root = &js->as_document();
+  std::vector<store::index_spec> out;
+  const value* u = find_field(*root, "unique");
+  if (u == nullptr || !u->is_array()) return out;
+  for (const auto& e : u->as_array()) {
+    store::index_spec one;
+    one.unique = true;
+    if (e.is_string()) one.fields.push_back({e.as_string(), false});
+    if (e.is_array()) {
+      for (const auto& p : e.as_array()) {
+        if (p.is_string()) one.fields.push_back({p.as_string(), false});
+      }
+    }
+    if (auto n = normalize_spec(one); !n) return make_error("spec.unique: " + n.error().message);
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+}  // namespace
+
 result<store::define_result> store::define_collection(std::string_view collection,
                                                       const document& spec) {
   if (auto n = check_collection_name(collection); !n) return std::move(n).error();
@@ -92,6 +119,19 @@ result<store::define_result> store::define_collection(std::string_view collectio
     entry = std::move(*created);
     out.created = true;
   }
+  // spec.unique: unique indexes, built in this same atomic batch (existing ones are kept).
+  bool new_indexes = false;
+  if (auto u = unique_specs(spec); !u) {
+    return std::move(u).error();
+  } else if (!u->empty()) {
+    auto next_id = read_next_index_id(s);
+    if (!next_id) return std::move(next_id).error();
+    for (auto& one : *u) {
+      auto staged = stage_index(s, txn, entry, out.created, std::move(one), false, *next_id, {});
+      if (!staged) return make_error("spec.unique: " + staged.error().message);
+      new_indexes = new_indexes || staged->created;
+    }
+  }
   auto old = read_rules(s, rocksdb::ReadOptions(), entry.id);
   if (!old) return std::move(old).error();
   const std::string before = old->value_or("");
@@ -100,7 +140,12 @@ result<store::define_result> store::define_collection(std::string_view collectio
     if (before.empty() && !out.created) return out;  // nothing to remove
     txn.batch().Delete(s.meta, rules_key(entry.id));
   } else {
-    if (before == *bytes) return out;  // the same rules: nothing to write
+    if (before == *bytes) {  // the same rules: nothing to write but new indexes
+      if (new_indexes) {
+        if (auto c = txn.commit(); !c) return std::move(c).error();
+      }
+      return out;
+    }
     txn.batch().Put(s.meta, rules_key(entry.id), *bytes);
   }
   if (!before.empty() || !out.removed) {

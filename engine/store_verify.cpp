@@ -15,6 +15,7 @@
 #include "engine/bson_codec.hpp"
 #include "engine/ejson.hpp"
 #include "engine/keystring.hpp"
+#include "engine/index.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine {
@@ -87,7 +88,11 @@ class verifier {
       mismatch("meta records the newest op-log seq as " + std::to_string(report_.meta_last_seq) +
                " but the newest record is seq " + std::to_string(report_.last_seq));
     }
-    report_.ok = report_.mismatches.empty();
+    // Index entries against the documents (index_verify.cpp), under the same snapshot.
+    if (auto x = verify_indexes(s_, ro, control_, [this](std::string text) { mismatch(std::move(text)); }); !x) {
+      return x;
+    }
+    report_.ok = report_.mismatches.empty() && report_.more_mismatches == 0;
     return {};
   }
 

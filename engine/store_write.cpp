@@ -9,6 +9,7 @@
 
 #include "engine/bson_codec.hpp"
 #include "engine/ejson.hpp"
+#include "engine/index.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine {
@@ -74,6 +75,7 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
     if (auto v = check_rules(s, entry, docs[i]); !v) return fail(i, std::move(v).error());  // validation
     auto bytes = to_bson(docs[i]);
     if (!bytes) return fail(i, std::move(bytes).error());
+    if (auto x = txn.index(entry, nullptr, &docs[i]); !x) return fail(i, std::move(x).error());  // indexes
     txn.batch().Put(s.docs, key, *bytes);
     if (auto l = txn.log("insert", collection, &*id, {}, *bytes); !l) return std::move(l).error();
     ids.push_back(std::move(*id));
@@ -156,6 +158,7 @@ result<replace_outcome> store::replace(std::string_view collection, const value&
   if (auto v = check_rules(s, entry, next); !v) return std::move(v).error();  // validation
 
   write_txn txn(s);
+  if (auto x = txn.index(entry, &(*old)->doc, &next); !x) return std::move(x).error();  // indexes
   txn.batch().Put(s.docs, key, *bytes);
   if (auto l = txn.log("replace", collection, kept, (*old)->bytes, *bytes); !l) {
     return std::move(l).error();
@@ -179,6 +182,7 @@ result<std::uint64_t> store::remove(std::string_view collection, const value& id
   const value* stored_id = find_field((*old)->doc, "_id");
 
   write_txn txn(s);
+  if (auto x = txn.index(entry, &(*old)->doc, nullptr); !x) return std::move(x).error();  // indexes
   txn.batch().Delete(s.docs, key);
   txn.put_count(entry.id, entry.documents > 0 ? entry.documents - 1 : 0);
   if (auto l = txn.log("delete", collection, stored_id != nullptr ? stored_id : &id,
@@ -218,6 +222,7 @@ result<std::uint64_t> store::drop_collection(std::string_view collection) {
   txn.batch().Delete(s.meta, catalog_key(collection));
   txn.batch().Delete(s.meta, count_key(entry.id));
   txn.batch().Delete(s.meta, rules_key(entry.id));  // validation rules
+  if (auto x = drop_indexes_of(s, txn.batch(), entry.id); !x) return std::move(x).error();
   // One record for the whole drop (not one per document), holding the count.
   if (auto l = txn.log("drop_collection", collection, nullptr, {}, {}, entry.documents); !l) {
     return std::move(l).error();

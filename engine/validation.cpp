@@ -132,8 +132,17 @@ result<node> compile_node(const document& spec, const std::string& where, bool r
     } else if (f.name == "title" || f.name == "description") {
       // annotations only
     } else if (f.name == "unique" && root) {
-      return make_error(at + ": unique indexes are not available in this version of omgdb (secondary "
-                        "indexes are not built yet); define the rules without `unique`");
+      // Unique indexes (store_validate.cpp creates them): field names or arrays of them.
+      bool ok = v.is_array() && !v.as_array().empty();
+      for (const auto& u : ok ? v.as_array() : array{}) {
+        if (u.is_string() && !u.as_string().empty()) continue;
+        ok = ok && u.is_array() && !u.as_array().empty();
+        for (const auto& p : ok ? u.as_array() : array{}) ok = ok && p.is_string() && !p.as_string().empty();
+      }
+      if (!ok) {
+        return make_error(at + " must be a non-empty array of field names (or arrays of field names for a "
+                          "compound unique index)");
+      }
     } else if (f.name == "type") {
       return make_error(at + ": use `bsonType` (BSON type names such as \"int\", \"string\", \"object\")");
     } else {

@@ -8,6 +8,7 @@
 #include "tools/catalog.hpp"
 #include "tools/change_tools.hpp"
 #include "tools/cursor_tools.hpp"
+#include "tools/index_tools.hpp"
 #include "tools/schema_tools.hpp"
 
 namespace omgdb::tools {
@@ -227,6 +228,7 @@ void add_read_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_r
                      read_only, inspect_tool));
   out.push_back(make(stores, "list_collections", "Every known collection in stable name order.",
                      {p_path}, read_only, list_collections_tool));
+  out.push_back(list_indexes_tool(stores));
   out.push_back(make(stores, "find", "Find documents matching a MongoDB-style filter; returns NDJSON.",
                      {p_path,
                       p_collection,
@@ -257,6 +259,9 @@ void add_read_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_r
                      read_only, dump_tool));
   out.push_back(verify_tool(stores));
   out.push_back(validate_tool(stores));
+  out.push_back(explain_tool(stores));
+  out.push_back(suggest_indexes_tool(stores));
+  out.push_back(diagnose_tool(stores));
 }
 
 }  // namespace omgdb::tools

@@ -77,8 +77,8 @@ tool_result run_validate(engine::store_registry& stores, const bj::object& args,
 mcp::tool define_collection_tool(std::shared_ptr<engine::store_registry> stores) {
   mcp::tool t;
   t.name = "define_collection";
-  t.description = "Define validation rules (a JSON Schema subset, docs/validation.md); `spec.unique` is refused: "
-                  "unique indexes are not available in this version.";
+  t.description = "Define validation rules (a JSON Schema subset, docs/validation.md); `spec.unique` entries "
+                  "also create unique indexes.";
   t.params = {p_path, p_collection, {"spec", param_type::object, true}};
   t.hints = mcp::annotations{false, false, false};
   t.required_scope = auth::scope::read_write;

@@ -4,6 +4,7 @@
 #include "common/json.hpp"
 #include "engine/ejson.hpp"
 #include "tools/args.hpp"
+#include "tools/index_tools.hpp"
 #include "tools/catalog.hpp"
 #include "tools/change_tools.hpp"
 #include "tools/schema_tools.hpp"
@@ -135,6 +136,9 @@ void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_
   out.push_back(make_tool(stores, "create_collection",
                      "Create an explicitly cataloged collection, including an empty one.",
                      {p_path, p_collection}, plain_write, scope::read_write, create_collection_tool));
+  out.push_back(create_index_tool(stores));
+  out.push_back(create_named_index_tool(stores));
+  out.push_back(drop_index_tool(stores));
   out.push_back(plan_update_tool(stores));
   out.push_back(apply_tool(stores));
   out.push_back(rollback_tool(stores));

@@ -76,12 +76,12 @@ TEST_CASE("defining rules is op-logged, and the same rules twice write nothing")
   CHECK(oplog_size(*s) == 2);
 }
 
-TEST_CASE("a bad spec and spec.unique are refused and write nothing") {
+TEST_CASE("a bad spec and a malformed spec.unique are refused and write nothing") {
   fresh_store s;
   const std::string before = dump_text(*s);
-  auto u = s->define_collection("people", doc(R"({"unique":["email"]})"));
+  auto u = s->define_collection("people", doc(R"({"unique":"email"})"));
   REQUIRE_FALSE(u.ok());
-  CHECK(u.error().message.starts_with("spec.unique: unique indexes are not available in this version"));
+  CHECK(u.error().message.starts_with("spec.unique must be a non-empty array of field names"));
   CHECK_FALSE(s->define_collection("people", doc(R"({"properties":{"a":{"type":"int"}}})")).ok());
   CHECK_FALSE(s->has_collection("people"));
   CHECK(dump_text(*s) == before);

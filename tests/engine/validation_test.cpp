@@ -114,10 +114,14 @@ TEST_CASE("a $jsonSchema wrapper is accepted and an empty spec has no rules") {
   CHECK(problems(compile_ok("{}"), R"({"b":1})") == "");
 }
 
-TEST_CASE("spec.unique is refused because unique indexes are not available in this version") {
-  CHECK(compile_error(R"({"unique":["email"]})") ==
-        "spec.unique: unique indexes are not available in this version of omgdb (secondary indexes are "
-        "not built yet); define the rules without `unique`");
+TEST_CASE("spec.unique takes field names or arrays of them and checks no document by itself") {
+  CHECK(problems(compile_ok(R"({"unique":["email",["a","b.c"]]})"), R"({"b":1})") == "");
+  const std::string shape = "spec.unique must be a non-empty array of field names (or arrays of field names for a "
+                            "compound unique index)";
+  CHECK(compile_error(R"({"unique":"email"})") == shape);
+  CHECK(compile_error(R"({"unique":[]})") == shape);
+  CHECK(compile_error(R"({"unique":[["a",1]]})") == shape);
+  CHECK(compile_error(R"({"unique":[""]})") == shape);
 }
 
 TEST_CASE("keywords outside the subset are refused, naming where they are") {
