@@ -20,7 +20,8 @@ std::filesystem::path pick_state_dir(const service_options& o) {
 }  // namespace
 
 service::service(std::vector<config::connection> connections, service_options options)
-    : connections_(std::move(connections)),
+    : connections_(std::make_shared<const std::vector<config::connection>>(std::move(connections))),
+      initially_empty_(connections_->empty()),
       options_(std::move(options)),
       state_dir_(pick_state_dir(options_)),
       sheets_(state_dir_),
@@ -65,7 +66,20 @@ std::string service::admin_socket() const {
   return admin_ ? admin_->socket_path().string() : std::string();
 }
 
+std::shared_ptr<const std::vector<config::connection>> service::snapshot() const {
+  std::lock_guard lock(mu_);
+  return connections_;
+}
+
+void service::replace_connections(std::vector<config::connection> connections) {
+  auto next = std::make_shared<const std::vector<config::connection>>(std::move(connections));
+  std::lock_guard lock(mu_);
+  connections_ = std::move(next);
+}
+
 result<service::target> service::resolve(std::string_view name, bool may_write) const {
+  auto all = snapshot();
+  const auto& connections_ = *all;
   std::string wanted(name);
   bool active = false;
   if (wanted.empty()) {
@@ -83,7 +97,7 @@ result<service::target> service::resolve(std::string_view name, bool may_write) 
   for (const auto& c : connections_) {
     if (c.name != wanted || c.access == mcp_access::off) continue;
     target t;
-    t.conn = &c;
+    t.conn = std::shared_ptr<const config::connection>(all, &c);
     t.access = c.access == mcp_access::read_write && !may_write ? mcp_access::read_only : c.access;
     t.active = active;
     return t;
@@ -92,15 +106,25 @@ result<service::target> service::resolve(std::string_view name, bool may_write) 
   return make_error(what + " is not available to MCP (it is unknown, or its mcp_access is \"off\")");
 }
 
-result<adapter*> service::adapter_for(const config::connection& conn) {
+namespace {
+
+bool same_settings(const config::connection& a, const config::connection& b) {
+  return a.dialect == b.dialect && a.host == b.host && a.port == b.port && a.user == b.user &&
+         a.database == b.database && a.password == b.password && a.file == b.file && a.pool_size == b.pool_size &&
+         a.statement_timeout == b.statement_timeout;
+}
+
+}  // namespace
+
+result<std::shared_ptr<adapter>> service::adapter_for(const config::connection& conn) {
   std::lock_guard lock(mu_);
   auto it = adapters_.find(conn.name);
-  if (it != adapters_.end()) return it->second.get();
+  if (it != adapters_.end() && same_settings(it->second.settings, conn)) return it->second.instance;
   auto made = options_.make_adapter(conn);
   if (!made) return std::move(made).error();
-  adapter* raw = made->get();
-  adapters_.emplace(conn.name, std::move(*made));
-  return raw;
+  std::shared_ptr<adapter> shared(std::move(*made));
+  adapters_[conn.name] = built_adapter{conn, shared};
+  return shared;
 }
 
 exec_options service::read_options(const config::connection& conn, const caller& who) const {
@@ -153,7 +177,8 @@ result<bj::object> service::connection_context(std::string_view name, const call
                  {"statementTimeoutMs", static_cast<std::int64_t>(c.statement_timeout.count())}};
   if (c.dialect != config::sql_dialect::sqlite && !c.database.empty()) out["database"] = c.database;
   bj::array others;
-  for (const auto& o : connections_) {
+  auto all = snapshot();
+  for (const auto& o : *all) {
     if (o.access == mcp_access::off) continue;
     mcp_access eff = o.access == mcp_access::read_write && !who.may_write ? mcp_access::read_only : o.access;
     others.push_back(bj::object{{"connection", o.name},

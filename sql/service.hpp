@@ -81,7 +81,13 @@ class service {
   service(const service&) = delete;
   service& operator=(const service&) = delete;
 
-  bool empty() const noexcept { return connections_.empty(); }
+  // True when no connection was configured when the service was made (the SQL tools are then
+  // not listed at all).
+  bool empty() const noexcept { return initially_empty_; }
+  // Follows a config reload (SIGHUP): the next call sees the new connections and access
+  // levels; adapters whose connection settings changed are rebuilt, in-flight calls finish
+  // on the old ones.
+  void replace_connections(std::vector<config::connection> connections);
   worksheet_store& worksheets() noexcept { return sheets_; }
   history_log& history() noexcept { return history_; }
   approval_queue& approvals() noexcept { return approvals_; }
@@ -97,7 +103,7 @@ class service {
   // The connection a call targets and the access it gets. Never reveals whether an off
   // connection exists.
   struct target {
-    const config::connection* conn = nullptr;
+    std::shared_ptr<const config::connection> conn;
     config::mcp_access access = config::mcp_access::off;  // effective: config ∧ session
     bool active = false;
   };
@@ -119,7 +125,8 @@ class service {
                                       std::size_t max_bytes, const caller& who);
 
  private:
-  result<adapter*> adapter_for(const config::connection& conn);
+  result<std::shared_ptr<adapter>> adapter_for(const config::connection& conn);
+  std::shared_ptr<const std::vector<config::connection>> snapshot() const;
   exec_options read_options(const config::connection& conn, const caller& who) const;
   void record(const config::connection& conn, const caller& who, std::chrono::steady_clock::time_point start,
               std::string outcome, std::string_view sql = {}, std::string keyword = {}, std::string detail = {});
@@ -128,14 +135,19 @@ class service {
                                                                std::function<bool()> still_valid);
   std::string no_approver_message(std::string_view what) const;
 
-  std::vector<config::connection> connections_;
+  std::shared_ptr<const std::vector<config::connection>> connections_;
+  bool initially_empty_ = true;
   service_options options_;
   std::filesystem::path state_dir_;
   worksheet_store sheets_;
   history_log history_;
   approval_queue approvals_;
   mutable std::mutex mu_;
-  std::map<std::string, std::unique_ptr<adapter>> adapters_;
+  struct built_adapter {
+    config::connection settings;
+    std::shared_ptr<adapter> instance;
+  };
+  std::map<std::string, built_adapter> adapters_;
   std::unique_ptr<admin_server> admin_;
   std::string admin_error_;
 };
