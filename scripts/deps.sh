@@ -9,6 +9,7 @@ packages=(
   librocksdb-dev libbson-dev libpcre2-dev libssl-dev
   libtomlplusplus-dev libcli11-dev doctest-dev
   libpq-dev libmariadb-dev libsqlite3-dev libsystemd-dev
+  postgresql mariadb-server mariadb-client
   nodejs npm python3
 )
 if [ "${OMGDB_DEPS_EXTRA:-}" != "" ]; then
@@ -40,5 +41,15 @@ echo "deps: installing ${missing[*]}"
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
+# Server packages (postgresql, mariadb-server) try to start their service from postinst. The
+# tests start their own servers on temporary directories, so in a container without systemd
+# (or any machine without a running init) a policy-rc.d forbids starting services during this
+# install only; an existing policy-rc.d is left alone.
+policy=/usr/sbin/policy-rc.d
+if [ ! -d /run/systemd/system ] && [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" >/dev/null
+  "${sudo_cmd[@]}" chmod 755 "$policy"
+  trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
+fi
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

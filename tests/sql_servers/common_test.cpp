@@ -1,0 +1,249 @@
+// omgdb tests — every adapter method against every dialect (the same fixture in each).
+#include <boost/json/parse.hpp>
+
+#include "tests/sql_servers/fixture.hpp"
+
+namespace omgdb::test {
+
+namespace {
+std::string_view pick(sql_dialect d, std::string_view sqlite, std::string_view pg, std::string_view my) {
+  return d == sql_dialect::sqlite ? sqlite : d == sql_dialect::postgres ? pg : my;
+}
+}  // namespace
+
+TEST_CASE("all three servers are there") {
+  if (env("OMGDB_TEST_ALLOW_MISSING") == "1") return;
+  CHECK(all_dialects().size() == 3);
+}
+
+TEST_CASE("execute returns columns with types and nullability, and exact JSON values") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto out = run(*a, "SELECT id, name, price, big, ratio, data, note FROM items WHERE id <= 3 ORDER BY id", ro());
+    REQUIRE(out.columns.size() == 7);
+    CHECK(out.columns[0].name == "id");
+    CHECK(!out.columns[1].type.empty());
+    if (out.columns[1].nullable) CHECK(*out.columns[1].nullable == false);
+    if (out.columns[6].nullable) CHECK(*out.columns[6].nullable == true);
+    if (d != sql_dialect::sqlite) {
+      REQUIRE(out.columns[1].nullable.has_value());
+      REQUIRE(out.columns[6].nullable.has_value());
+    }
+    REQUIRE(out.rows.size() == 3);
+    auto row0 = out.rows[0].as_array();
+    CHECK(row0[0] == json::value(1));
+    CHECK(row0[1] == json::value("apple"));
+    CHECK(row0[3] == json::value("9007199254740993"));  // beyond 2^53: a string, exactly
+    CHECK(row0[4] == json::value(0.5));
+    CHECK(json::serialize(row0[5]) == R"({"$binary":{"base64":"AP8Q","subType":"00"}})");
+    CHECK(row0[6].is_null());
+    CHECK(out.rows[1].as_array()[3] == json::value(42));
+    if (d != sql_dialect::sqlite) CHECK(row0[2] == json::value("1.50"));  // decimals as strings
+    CHECK(!out.rows_more_available);
+    CHECK(!out.truncated);
+    CHECK(!out.affected.has_value());
+    CHECK(!out.committed);
+    CHECK(out.elapsed_ms >= 0);
+  }
+}
+
+TEST_CASE("max_rows stops at a row count and says more rows are available") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto o = ro();
+    o.max_rows = 10;
+    auto out = run(*a, "SELECT id, note FROM items ORDER BY id", o);
+    CHECK(out.rows.size() == 10);
+    CHECK(out.rows_more_available);
+    CHECK(!out.truncated);
+    o.max_rows = 3;
+    out = run(*a, "SELECT id FROM items WHERE id <= 3", o);
+    CHECK(out.rows.size() == 3);
+    CHECK(!out.rows_more_available);
+  }
+}
+
+TEST_CASE("max_bytes cuts the rows at a row boundary and says so") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto o = ro();
+    o.max_rows = 1000;
+    o.max_bytes = 2000;
+    auto out = run(*a, "SELECT id, note FROM items WHERE id >= 100 ORDER BY id", o);
+    CHECK(out.truncated);
+    CHECK(out.rows_more_available);
+    CHECK(out.rows.size() > 5);
+    CHECK(json::serialize(out.rows).size() <= 2000);
+  }
+}
+
+TEST_CASE("schema_summary lists relations in order, with columns, paged") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto all = a->schema_summary("", "", 0, 50, ro());
+    REQUIRE_MESSAGE(all.ok(), (all.ok() ? "" : all.error().message));
+    auto& rels = all->at("relations").as_array();
+    REQUIRE(rels.size() == 3);
+    CHECK(rels[0].at("name") == "cheap_items");
+    CHECK(rels[0].at("kind").as_string().find("view") != json::string::npos);
+    CHECK(rels[1].at("name") == "items");
+    CHECK(rels[2].at("name") == "scratch");
+    CHECK(!all->contains("nextOffset"));
+    auto& cols = rels[1].at("columns").as_array();
+    REQUIRE(cols.size() == 8);
+    CHECK(cols[0].at("name") == "id");
+    CHECK(cols[0].at("nullable") == false);
+    CHECK(cols[1].at("name") == "name");
+    CHECK(cols[1].at("nullable") == false);
+    CHECK(cols[7].at("nullable") == true);
+    CHECK(!cols[3].at("type").as_string().empty());
+
+    auto page = a->schema_summary("", "", 0, 2, ro());
+    REQUIRE(page.ok());
+    CHECK(page->at("relations").as_array().size() == 2);
+    CHECK(page->at("nextOffset") == 2);
+    auto next = a->schema_summary("", "", 2, 2, ro());
+    REQUIRE(next.ok());
+    CHECK(next->at("relations").as_array().size() == 1);
+    CHECK(next->at("relations").as_array()[0].at("name") == "scratch");
+    CHECK(!next->contains("nextOffset"));
+
+    auto one = a->schema_summary("", "items", 0, 50, ro());
+    REQUIRE(one.ok());
+    CHECK(one->at("relations").as_array().size() == 1);
+    auto none = a->schema_summary("no_such_schema", "", 0, 50, ro());
+    REQUIRE(none.ok());
+    CHECK(none->at("relations").as_array().empty());
+  }
+}
+
+TEST_CASE("table_indexes names each index with its columns; an unknown table is an error naming it") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto ix = a->table_indexes("", "items", ro());
+    REQUIRE_MESSAGE(ix.ok(), (ix.ok() ? "" : ix.error().message));
+    CHECK(ix->at("table") == "items");
+    bool primary = false, name_idx = false, unique_big = false;
+    for (auto& v : ix->at("indexes").as_array()) {
+      auto& i = v.as_object();
+      if (i.at("primary").as_bool()) {
+        primary = true;
+        CHECK(i.at("columns").as_array()[0] == "id");
+      }
+      if (i.at("name") == "items_name_idx") {
+        name_idx = true;
+        CHECK(i.at("unique") == false);
+        CHECK(i.at("columns").as_array()[0] == "name");
+      }
+      if (i.at("name") == "items_big_uq") {
+        unique_big = true;
+        CHECK(i.at("unique") == true);
+      }
+    }
+    CHECK(primary);
+    CHECK(name_idx);
+    CHECK(unique_big);
+    auto missing = a->table_indexes("", "no_such_table", ro());
+    REQUIRE(!missing.ok());
+    CHECK(contains(missing.error().message, "no_such_table"));
+  }
+}
+
+TEST_CASE("explain returns the plan without running the statement, writes included") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto before = fingerprint(*a);
+    auto plan = a->explain("SELECT * FROM items WHERE name = 'apple'", ro());
+    REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
+    CHECK(plan->contains("plan"));
+    CHECK(json::serialize(plan.value()).size() > 10);
+    // A write's plan (explainSql only asks when the connection allows writes): never executed.
+    auto wplan = a->explain("DELETE FROM items", rw());
+    REQUIRE_MESSAGE(wplan.ok(), (wplan.ok() ? "" : wplan.error().message));
+    CHECK(fingerprint(*a) == before);
+    // Read-only explain of a write is refused or at least never runs it.
+    (void)a->explain("DELETE FROM items", ro());
+    CHECK(fingerprint(*a) == before);
+    CHECK(!a->explain("SELECT 1; DELETE FROM items", ro()).ok());
+    CHECK(!a->explain("SELECT 1; DELETE FROM items", rw()).ok());
+    CHECK(fingerprint(*a) == before);
+    CHECK(!a->explain("SELECT * FROM no_such_table", ro()).ok());
+  }
+}
+
+TEST_CASE("ping answers") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto p = a->ping(ro());
+    REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.error().message));
+    CHECK(!p->empty());
+  }
+}
+
+TEST_CASE("more than one statement is refused at the protocol level, read-only or not") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto before = fingerprint(*a);
+    for (std::string_view sql : {"SELECT 1; DELETE FROM scratch", "COMMIT; DELETE FROM items",
+                                 "SELECT 1; INSERT INTO scratch VALUES ('multi', 1)"}) {
+      CAPTURE(sql);
+      CHECK(!refuse(*a, sql, ro()).empty());
+      CHECK(!refuse(*a, sql, rw()).empty());
+    }
+    CHECK(fingerprint(*a) == before);
+    // A trailing semicolon and comment are one statement.
+    CHECK(run(*a, "SELECT 1; -- done", ro()).rows.size() == 1);
+  }
+}
+
+TEST_CASE("read-only execution refuses plain writes, DDL and data-modifying CTEs") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto before = fingerprint(*a);
+    for (std::string_view sql : {
+             "DELETE FROM items",
+             "UPDATE items SET name = 'x'",
+             "INSERT INTO scratch VALUES ('ro', 1)",
+             "CREATE TABLE evil (a int)",
+             "DROP TABLE scratch",
+             "ALTER TABLE items ADD COLUMN evil int",
+             "TRUNCATE TABLE scratch",
+             "CREATE INDEX evil_idx ON items (price)",
+             "DROP VIEW cheap_items",
+         }) {
+      CAPTURE(sql);
+      CHECK(!refuse(*a, sql, ro()).empty());
+    }
+    if (d != sql_dialect::mysql) CHECK(!refuse(*a, "WITH d AS (DELETE FROM items RETURNING id) SELECT count(*) FROM d", ro()).empty());
+    CHECK(fingerprint(*a) == before);
+  }
+}
+
+TEST_CASE("writes commit in one statement and report the affected count") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto ins = run(*a, "INSERT INTO scratch (k, v) VALUES ('w1', 1), ('w2', 2)", rw());
+    CHECK(ins.affected == 2);
+    CHECK(ins.committed);
+    CHECK(scalar(*a, "SELECT SUM(v) FROM scratch WHERE k IN ('w1', 'w2')") ==
+          std::string(pick(d, "3", "3", "\"3\"")));
+    auto del = run(*a, "DELETE FROM scratch WHERE k IN ('w1', 'w2')", rw());
+    CHECK(del.affected == 2);
+    CHECK(scalar(*a, "SELECT COUNT(*) FROM scratch") == "0");
+    // An error in a write commits nothing.
+    CHECK(!refuse(*a, "INSERT INTO scratch (k, v) VALUES ('w3', 1), ('w3', 2)", rw()).empty());
+    CHECK(scalar(*a, "SELECT COUNT(*) FROM scratch") == "0");
+  }
+}
+
+}  // namespace omgdb::test

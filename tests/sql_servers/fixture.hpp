@@ -1,0 +1,121 @@
+// omgdb tests — the database servers started by tests/sql_servers/run.sh, as adapters.
+//
+// run.sh exports the ports, users and passwords (OMGDB_TEST_PG_*, OMGDB_TEST_MARIADB_*) and
+// the SQLite file (OMGDB_TEST_SQLITE_FILE), each loaded with fixture_<dialect>.sql.
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <boost/json/serialize.hpp>
+
+#include "sql/adapter.hpp"
+
+namespace omgdb::test {
+
+namespace json = boost::json;
+using config::sql_dialect;
+
+inline std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+inline config::connection connection_for(sql_dialect d, unsigned pool_size = 2) {
+  config::connection c;
+  c.dialect = d;
+  c.pool_size = pool_size;
+  c.name = std::string(config::to_string(d));
+  if (d == sql_dialect::sqlite) {
+    c.file = env("OMGDB_TEST_SQLITE_FILE");
+  } else {
+    std::string p = d == sql_dialect::postgres ? "OMGDB_TEST_PG_" : "OMGDB_TEST_MARIADB_";
+    c.host = "127.0.0.1";
+    c.port = static_cast<std::uint16_t>(std::atoi(env((p + "PORT").c_str()).c_str()));
+    c.user = env((p + "USER").c_str());
+    c.password = env((p + "PASSWORD").c_str());
+    c.database = env((p + "DB").c_str());
+  }
+  return c;
+}
+
+inline std::unique_ptr<sql::adapter> open(sql_dialect d, unsigned pool_size = 2) {
+  auto c = connection_for(d, pool_size);
+  REQUIRE_MESSAGE((d == sql_dialect::sqlite ? !c.file.empty() : c.port != 0),
+                  "run this binary through tests/sql_servers/run.sh (no server for ", config::to_string(d), ")");
+  auto a = sql::make_adapter(c);
+  REQUIRE_MESSAGE(a.ok(), (a.ok() ? "" : a.error().message));
+  return std::move(a).value();
+}
+
+// The dialects whose server run.sh started (all three there; a developer may run the binary
+// with only OMGDB_TEST_SQLITE_FILE set, and common_test.cpp fails unless
+// OMGDB_TEST_ALLOW_MISSING=1 says that is intended).
+inline std::vector<sql_dialect> all_dialects() {
+  std::vector<sql_dialect> v;
+  if (!env("OMGDB_TEST_SQLITE_FILE").empty()) v.push_back(sql_dialect::sqlite);
+  if (!env("OMGDB_TEST_PG_PORT").empty()) v.push_back(sql_dialect::postgres);
+  if (!env("OMGDB_TEST_MARIADB_PORT").empty()) v.push_back(sql_dialect::mysql);
+  return v;
+}
+
+inline sql::exec_options ro(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+  sql::exec_options o;
+  o.read_only = true;
+  o.timeout = timeout;
+  return o;
+}
+
+inline sql::exec_options rw(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000)) {
+  auto o = ro(timeout);
+  o.read_only = false;
+  return o;
+}
+
+// Runs and requires success.
+inline sql::exec_outcome run(sql::adapter& a, std::string_view sql, const sql::exec_options& o) {
+  auto r = a.execute(sql, o);
+  INFO("sql: ", sql);
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  return std::move(r).value();
+}
+
+// Runs and requires failure; returns the message.
+inline std::string refuse(sql::adapter& a, std::string_view sql, const sql::exec_options& o) {
+  auto r = a.execute(sql, o);
+  INFO("sql: ", sql);
+  if (r.ok()) {
+    FAIL_CHECK("expected an error, got rows ", json::serialize(r->rows), " committed=", r->committed);
+    return "";
+  }
+  return r.error().message;
+}
+
+inline std::string scalar(sql::adapter& a, std::string_view sql) {
+  auto out = run(a, sql, ro());
+  REQUIRE(out.rows.size() == 1);
+  return json::serialize(out.rows[0].as_array().at(0));
+}
+
+// Everything a bypass could change: the schema of every relation, the items and scratch
+// contents (as aggregates).
+inline std::string fingerprint(sql::adapter& a) {
+  auto schema = a.schema_summary("", "", 0, 100, ro());
+  REQUIRE_MESSAGE(schema.ok(), (schema.ok() ? "" : schema.error().message));
+  std::string fp = json::serialize(schema.value());
+  fp += scalar(a, "SELECT COUNT(*) FROM items");
+  fp += scalar(a, "SELECT SUM(id) FROM items");
+  fp += scalar(a, "SELECT COUNT(*) FROM scratch");
+  return fp;
+}
+
+inline bool contains(std::string_view hay, std::string_view needle) {
+  return hay.find(needle) != std::string_view::npos;
+}
+
+}  // namespace omgdb::test

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The `sql_servers` test: real PostgreSQL and MariaDB servers (tests/lib/start_*.sh) and a
+# SQLite file, each loaded with fixture_<dialect>.sql, then the sql_server_tests binary
+# (tests/sql_servers/*_test.cpp) against all three. Usage: run.sh <omgdb build dir> [doctest args]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=${1:?usage: run.sh <omgdb build dir>}
+shift
+bin=$build/sql_server_tests
+[ -x "$bin" ] || { echo "sql_servers: $bin not built" >&2; exit 1; }
+
+t0=$(date +%s.%N)
+. "$here/../lib/start_postgres.sh"
+. "$here/../lib/start_mariadb.sh"
+t1=$(date +%s.%N)
+echo "sql_servers: PostgreSQL on 127.0.0.1:$OMGDB_TEST_PG_PORT, MariaDB on 127.0.0.1:$OMGDB_TEST_MARIADB_PORT" \
+  "(started in $(python3 -c "print(round($t1 - $t0, 1))") s)"
+
+PGPASSWORD=$OMGDB_TEST_PG_PASSWORD psql -qX -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$OMGDB_TEST_PG_PORT" \
+  -U "$OMGDB_TEST_PG_USER" -d "$OMGDB_TEST_PG_DB" -f "$here/fixture_postgres.sql" >/dev/null
+mariadb --no-defaults -h 127.0.0.1 -P "$OMGDB_TEST_MARIADB_PORT" -u "$OMGDB_TEST_MARIADB_USER" \
+  -p"$OMGDB_TEST_MARIADB_PASSWORD" "$OMGDB_TEST_MARIADB_DB" <"$here/fixture_mariadb.sql"
+
+sqlite_dir=$(mktemp -d /tmp/omgdb-sqlite.XXXXXX)
+omgdb_add_exit_hook 'rm -rf "$sqlite_dir"'
+export OMGDB_TEST_SQLITE_FILE=$sqlite_dir/fixture.db
+if command -v sqlite3 >/dev/null 2>&1; then
+  sqlite3 -bail "$OMGDB_TEST_SQLITE_FILE" <"$here/fixture_sqlite.sql"
+else
+  python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read()); c.commit()' \
+    "$OMGDB_TEST_SQLITE_FILE" "$here/fixture_sqlite.sql"
+fi
+# Files a bypass would create if it got through (checked by the tests).
+export OMGDB_TEST_SCRATCH_DIR=$sqlite_dir
+
+"$bin" "$@"
