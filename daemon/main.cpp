@@ -7,6 +7,7 @@
 
 #include "auth/scope.hpp"
 #include "common/json.hpp"
+#include "daemon/cli_sql.hpp"
 #include "daemon/commands.hpp"
 
 namespace {
@@ -119,6 +120,8 @@ int main(int argc, char** argv) {
   tools_cmd->add_option("--scope", scope, "read, read-write (default) or dangerous");
   tools_cmd->add_flag("--json", as_json, "Print the tools/list entries as JSON");
 
+  auto run_sql_command = omgdb::daemon::add_sql_commands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -126,6 +129,7 @@ int main(int argc, char** argv) {
   }
 
   using namespace omgdb::daemon;
+  if (auto status = run_sql_command()) return *status;
   if (*mcp_cmd) return run_mcp(mcp);
   if (*serve_cmd) return run_serve(serve);
   if (*token_new_cmd) return run_token_new();

@@ -28,6 +28,7 @@ service::service(std::vector<config::connection> connections, service_options op
       history_(state_dir_),
       approvals_(options_.approval_timeout, options_.max_pending) {
   if (!options_.make_adapter) options_.make_adapter = [](const config::connection& c) { return make_adapter(c); };
+  if (!options_.classify) options_.classify = [](std::string_view s, config::sql_dialect d) { return classify(s, d); };
 }
 
 service::~service() {

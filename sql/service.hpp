@@ -44,6 +44,7 @@
 namespace omgdb::sql {
 
 using adapter_factory = std::function<result<std::unique_ptr<adapter>>(const config::connection&)>;
+using classifier_fn = std::function<classification(std::string_view, config::sql_dialect)>;
 
 struct service_options {
   std::filesystem::path state_dir;             // "" = default_state_dir()
@@ -51,6 +52,7 @@ struct service_options {
   std::size_t max_pending = 4;                 // approvals waiting at once
   bool approvals_enabled = true;               // false: everything that needs a person fails closed
   adapter_factory make_adapter;                // default sql::make_adapter
+  classifier_fn classify;                      // default sql::classify (tests may swap it)
 };
 
 // Who is calling, and what ends the call early.

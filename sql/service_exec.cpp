@@ -68,7 +68,7 @@ result<bj::object> service::explain(std::string_view name, std::string_view sql,
   auto t = resolve(name, who.may_write);
   if (!t) return std::move(t).error();
   const auto& c = *t->conn;
-  auto verdict = classify(sql, c.dialect);
+  auto verdict = options_.classify(sql, c.dialect);
   if (verdict.kind == verdict::refused) {
     record(c, who, start, "refused", sql, verdict.keyword, verdict.reason);
     return make_error("refused: " + verdict.reason);
@@ -156,7 +156,7 @@ result<bj::object> service::execute(std::string_view name, std::string_view sql,
   if (!t) return std::move(t).error();
   const auto& c = *t->conn;
   // Layer 1: the classifier. Refused never runs; a write only at read-write access.
-  auto verdict = classify(sql, c.dialect);
+  auto verdict = options_.classify(sql, c.dialect);
   if (verdict.kind == verdict::refused) {
     record(c, who, start, "refused", sql, verdict.keyword, verdict.reason);
     return make_error("refused: " + verdict.reason + ". Nothing ran");
