@@ -1,5 +1,5 @@
 #include "sql/adapter_factories.hpp"
 namespace omgdb::sql::detail {
-std::unique_ptr<adapter> make_postgres_adapter(const config::connection&) { return nullptr; }
+
 std::unique_ptr<adapter> make_mysql_adapter(const config::connection&) { return nullptr; }
 }

@@ -1,0 +1,189 @@
+// omgdb sql — the PostgreSQL adapter.
+//
+// Reads: BEGIN READ ONLY; SET LOCAL statement_timeout = N; <statement>; ROLLBACK — four
+// separate commands, the statement alone in its extended-protocol message, the transaction
+// always rolled back (never committed, so even large objects created by lo_import or
+// set_config changes vanish). Writes: SET statement_timeout = N, then the statement alone in
+// autocommit. After every use the session is reset (ROLLBACK if needed, DISCARD ALL) before
+// it returns to the pool; a session in doubt is closed instead.
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+
+#include "common/json.hpp"
+#include "sql/adapter_factories.hpp"
+#include "sql/pool.hpp"
+#include "sql/postgres_schema.hpp"
+#include "sql/postgres_values.hpp"
+
+namespace omgdb::sql::detail {
+
+namespace json = boost::json;
+
+namespace {
+
+bool is_cancel_error(const PGresult* r) {
+  const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+  return state && std::string_view(state) == "57014";
+}
+
+bool changes_rows(const PGresult* r) {
+  std::string_view tag = PQcmdStatus(const_cast<PGresult*>(r));
+  for (std::string_view w : {"INSERT", "UPDATE", "DELETE", "MERGE", "COPY"})
+    if (tag.substr(0, w.size()) == w) return true;
+  return false;
+}
+
+// Inside our read-only transaction this is a SELECT on purpose: it takes the transaction's
+// first snapshot, after which PostgreSQL refuses `SET transaction_read_only = off`.
+std::string timeout_command(const deadline& dl, bool local) {
+  return "SELECT pg_catalog.set_config('statement_timeout', '" + std::to_string(dl.timeout().count()) + "', " +
+         (local ? "true" : "false") + ")";
+}
+
+class postgres_adapter final : public adapter {
+ public:
+  explicit postgres_adapter(const config::connection& conn)
+      : conn_(conn), pool_(conn.pool_size, [this](const deadline& dl) { return pg_session::connect(conn_, dl); }) {}
+
+  config::sql_dialect dialect() const noexcept override { return config::sql_dialect::postgres; }
+
+  result<exec_outcome> execute(std::string_view sql, const exec_options& opts) override {
+    deadline dl(opts);
+    auto lease = pool_.acquire(dl);
+    if (!lease) return std::move(lease).error();
+    auto& s = *lease.value();
+    types_.load(s, dl);
+    auto out = opts.read_only ? read(s, sql, opts, dl) : write(s, sql, opts, dl);
+    lease->reusable(s.reset());
+    return out;
+  }
+
+  result<json::object> explain(std::string_view sql, const exec_options& opts) override {
+    // EXPLAIN without ANALYZE plans and never executes; it still runs in a read-only
+    // transaction that is rolled back, whatever the statement.
+    return in_read_only_txn(opts, [&](pg_session& s, const deadline& dl) -> result<json::object> {
+      std::string plan_text;
+      auto r = s.run("EXPLAIN (FORMAT JSON) " + std::string(sql), {}, dl,
+                     [&](const PGresult* row) {
+                       plan_text += PQgetvalue(row, 0, 0);
+                       return true;
+                     },
+                     false);
+      if (!r) return std::move(r).error();
+      if (auto e = statement_error(s.conn(), *r, dl, ""); !e.empty()) return make_error(e);
+      auto plan = omgdb::json::parse_strict(plan_text);
+      if (!plan) return make_error("PostgreSQL returned a plan that is not JSON");
+      return json::object{{"plan", std::move(plan).value()}};
+    });
+  }
+
+  result<json::object> schema_summary(std::string_view schema, std::string_view table, std::size_t offset,
+                                      std::size_t limit, const exec_options& opts) override {
+    return in_read_only_txn(opts, [&](pg_session& s, const deadline& dl) {
+      return pg_schema_summary(s, dl, schema, table, offset, limit);
+    });
+  }
+
+  result<json::object> table_indexes(std::string_view schema, std::string_view table,
+                                     const exec_options& opts) override {
+    return in_read_only_txn(opts, [&](pg_session& s, const deadline& dl) {
+      return pg_table_indexes(s, dl, schema, table);
+    });
+  }
+
+  result<std::string> ping(const exec_options& opts) override {
+    auto r = in_read_only_txn(opts, [&](pg_session& s, const deadline& dl) -> result<json::object> {
+      auto v = s.query("SELECT version()", {}, dl);
+      if (!v) return std::move(v).error();
+      return json::object{{"version", PQgetvalue(v->get(), 0, 0)}};
+    });
+    if (!r) return std::move(r).error();
+    return std::string(r->at("version").as_string());
+  }
+
+ private:
+  template <class Fn>
+  result<json::object> in_read_only_txn(const exec_options& opts, Fn&& fn) {
+    deadline dl(opts);
+    auto lease = pool_.acquire(dl);
+    if (!lease) return std::move(lease).error();
+    auto& s = *lease.value();
+    result<json::object> out = make_error("not run");
+    if (auto b = s.query("BEGIN READ ONLY", {}, dl); !b) {
+      out = std::move(b).error();
+    } else if (auto t = s.query(timeout_command(dl, true), {}, dl); !t) {
+      out = std::move(t).error();
+    } else {
+      out = fn(s, dl);
+    }
+    lease->reusable(s.reset());  // ROLLBACK, DISCARD ALL
+    return out;
+  }
+
+  // "" when the statement succeeded (or was cancelled only because we had enough rows).
+  std::string statement_error(PGconn* conn, const pg_outcome& r, const deadline& dl, std::string_view write_note) {
+    if (!r.final) return r.stopped ? dl.stop_message() : "PostgreSQL returned no result";
+    auto st = PQresultStatus(r.final.get());
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) return "";
+    if (r.budget_cancel && is_cancel_error(r.final.get())) return "";
+    if (r.stopped || (is_cancel_error(r.final.get()) && dl.expired())) return dl.stop_message();
+    if (is_cancel_error(r.final.get()) && !r.cancel_sent)  // the server's statement_timeout
+      return dl.stop_message();
+    return pg_error_message(r.final.get(), conn) + std::string(write_note);
+  }
+
+  result<exec_outcome> collect(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl,
+                               bool read_only) {
+    exec_outcome out;
+    row_budget budget(out, opts);
+    auto r = s.run(sql, {}, dl,
+                   [&](const PGresult* row) {
+                     json::array a;
+                     int n = PQnfields(row);
+                     a.reserve(static_cast<std::size_t>(n));
+                     for (int c = 0; c < n; ++c) a.push_back(pg_value(row, 0, c));
+                     return budget.add(std::move(a));
+                   },
+                   read_only);
+    if (!r) return std::move(r).error();
+    std::string err = statement_error(s.conn(), *r, dl, read_only ? "" : " (nothing was committed)");
+    if (!err.empty()) return make_error(std::move(err));
+    if (PQresultStatus(r->final.get()) == PGRES_EMPTY_QUERY) return make_error("the SQL text contains no statement");
+    out.columns = pg_columns(r->shape.get(), types_);
+    if (!r->budget_cancel && changes_rows(r->final.get())) {
+      std::string_view n = PQcmdTuples(r->final.get());
+      if (!n.empty()) out.affected = std::stoll(std::string(n));
+    }
+    if (!read_only) out.committed = s.txn() == PQTRANS_IDLE;
+    pg_fill_nullability(s, r->shape.get(), out.columns, dl);
+    out.elapsed_ms = dl.elapsed_ms();
+    return out;
+  }
+
+  result<exec_outcome> read(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl) {
+    if (auto b = s.query("BEGIN READ ONLY", {}, dl); !b) return std::move(b).error();
+    if (auto t = s.query(timeout_command(dl, true), {}, dl); !t) return std::move(t).error();
+    return collect(s, sql, opts, dl, true);  // the caller's reset rolls back
+  }
+
+  result<exec_outcome> write(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl) {
+    if (auto t = s.query(timeout_command(dl, false), {}, dl); !t) return std::move(t).error();
+    auto out = collect(s, sql, opts, dl, false);
+    if (!out && s.broken())
+      return make_error(out.error().message +
+                        " — the connection was lost while the write ran: whether it was committed is unknown");
+    return out;
+  }
+
+  config::connection conn_;
+  pg_type_names types_;
+  pool<pg_session> pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<adapter> make_postgres_adapter(const config::connection& conn) {
+  return std::make_unique<postgres_adapter>(conn);
+}
+
+}  // namespace omgdb::sql::detail

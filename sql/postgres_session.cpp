@@ -1,0 +1,199 @@
+// omgdb sql — libpq sessions: non-blocking connect, single-statement commands, cancellation.
+#include "sql/postgres_session.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace omgdb::sql::detail {
+
+namespace {
+
+constexpr auto slice = std::chrono::milliseconds(50);
+constexpr auto cancel_grace = std::chrono::seconds(5);
+
+void ignore_notice(void*, const char*) {}
+
+// Waits for the socket; false on a poll error.
+bool poll_socket(PGconn* c, short events) {
+  pollfd p{PQsocket(c), events, 0};
+  if (p.fd < 0) return false;
+  int rc = ::poll(&p, 1, static_cast<int>(slice.count()));
+  return rc >= 0 || errno == EINTR;
+}
+
+}  // namespace
+
+std::string pg_error_message(const PGresult* r, PGconn* conn) {
+  std::string msg = r ? PQresultErrorMessage(r) : "";
+  if (msg.empty()) msg = PQerrorMessage(conn);
+  msg = clean_message(msg);
+  const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+  if (state && *state) msg += " (SQLSTATE " + std::string(state) + ")";
+  return msg;
+}
+
+result<std::unique_ptr<pg_session>> pg_session::connect(const config::connection& conn, const deadline& dl) {
+  std::string port = conn.port ? std::to_string(conn.port) : std::string();
+  auto secs = std::max<long long>(2, std::chrono::duration_cast<std::chrono::seconds>(dl.remaining()).count());
+  std::string timeout = std::to_string(secs);
+  std::vector<const char*> keys, values;
+  auto add = [&](const char* k, const std::string& v) {
+    if (v.empty()) return;
+    keys.push_back(k);
+    values.push_back(v.c_str());
+  };
+  add("host", conn.host);
+  add("port", port);
+  add("user", conn.user);
+  add("password", conn.password);
+  add("dbname", conn.database);
+  add("connect_timeout", timeout);
+  static const std::string app = "omgdb", utf8 = "UTF8";
+  add("application_name", app);
+  add("client_encoding", utf8);
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+
+  PGconn* c = PQconnectStartParams(keys.data(), values.data(), 0);
+  if (!c) return make_error("cannot connect to PostgreSQL: out of memory");
+  std::unique_ptr<pg_session> s(new pg_session(c));
+  PQsetNoticeProcessor(c, ignore_notice, nullptr);
+  if (PQstatus(c) == CONNECTION_BAD)
+    return make_error("cannot connect to PostgreSQL: " + clean_message(PQerrorMessage(c)));
+  PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+  while (st != PGRES_POLLING_OK) {
+    if (st == PGRES_POLLING_FAILED)
+      return make_error("cannot connect to PostgreSQL: " + clean_message(PQerrorMessage(c)));
+    if (dl.expired()) return make_error("cannot connect to PostgreSQL: " + dl.stop_message("no statement ran"));
+    poll_socket(c, st == PGRES_POLLING_READING ? POLLIN : POLLOUT);
+    st = PQconnectPoll(c);
+  }
+  if (PQsetnonblocking(c, 0) != 0) return make_error("cannot configure the PostgreSQL connection");
+  return s;
+}
+
+pg_session::~pg_session() { PQfinish(conn_); }
+
+bool pg_session::send_cancel() {
+  PGcancel* cancel = PQgetCancel(conn_);
+  if (!cancel) return false;
+  char err[256];
+  bool ok = PQcancel(cancel, err, sizeof err) == 1;
+  PQfreeCancel(cancel);
+  return ok;
+}
+
+status pg_session::wait_readable(const deadline& dl, pg_outcome& out) {
+  std::chrono::steady_clock::time_point cancelled_at{};
+  bool sent_here = false;
+  while (PQisBusy(conn_)) {
+    if (!out.cancel_sent && dl.expired()) {
+      out.stopped = true;
+      out.cancel_sent = true;
+      send_cancel();
+    }
+    if (out.cancel_sent && !sent_here) {
+      sent_here = true;
+      cancelled_at = std::chrono::steady_clock::now();
+    }
+    if (sent_here && std::chrono::steady_clock::now() - cancelled_at > cancel_grace) {
+      broken_ = true;
+      return make_error("the server did not answer within 5 s of the cancel request; the connection was closed");
+    }
+    if (!poll_socket(conn_, POLLIN) || !PQconsumeInput(conn_)) {
+      broken_ = true;
+      return make_error("lost the connection to PostgreSQL: " + clean_message(PQerrorMessage(conn_)));
+    }
+  }
+  return {};
+}
+
+result<pg_outcome> pg_session::run(std::string_view sql, const std::vector<std::optional<std::string>>& params,
+                                   const deadline& dl, const row_fn& on_row, bool cancel_when_full) {
+  std::string text(sql);  // NUL-terminated copy; an embedded NUL ends the text for libpq
+  if (text.find('\0') != std::string::npos) return make_error("the SQL text contains a NUL character");
+  std::vector<const char*> values;
+  for (auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  if (!PQsendQueryParams(conn_, text.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
+                         nullptr, 0)) {
+    broken_ = true;
+    return make_error("cannot send the statement to PostgreSQL: " + clean_message(PQerrorMessage(conn_)));
+  }
+  PQsetSingleRowMode(conn_);
+  pg_outcome out;
+  bool keeping = true;
+  for (;;) {
+    if (auto w = wait_readable(dl, out); !w) return std::move(w).error();
+    PGresult* raw = PQgetResult(conn_);
+    if (!raw) break;
+    pg_result_ptr r(raw);
+    switch (PQresultStatus(raw)) {
+      case PGRES_SINGLE_TUPLE:
+        if (!out.shape) out.shape.reset(PQcopyResult(raw, PG_COPYRES_ATTRS));
+        if (keeping && !on_row(raw)) {
+          keeping = false;
+          if (cancel_when_full && !out.cancel_sent) {
+            out.cancel_sent = out.budget_cancel = true;
+            send_cancel();
+          }
+        }
+        break;
+      case PGRES_COPY_IN:
+      case PGRES_COPY_OUT:
+      case PGRES_COPY_BOTH:
+        // COPY to or from the client is not supported; closing the connection ends it.
+        broken_ = true;
+        return make_error("COPY to or from the client is not supported; use SELECT to read data");
+      default:
+        if (!out.shape && PQnfields(raw) > 0) out.shape.reset(PQcopyResult(raw, PG_COPYRES_ATTRS));
+        out.final = std::move(r);
+        break;
+    }
+  }
+  return out;
+}
+
+result<pg_result_ptr> pg_session::query(std::string_view sql, const std::vector<std::optional<std::string>>& params,
+                                        const deadline& dl) {
+  std::string text(sql);
+  std::vector<const char*> values;
+  for (auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  if (!PQsendQueryParams(conn_, text.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
+                         nullptr, 0)) {
+    broken_ = true;
+    return make_error("cannot send a command to PostgreSQL: " + clean_message(PQerrorMessage(conn_)));
+  }
+  pg_outcome out;
+  pg_result_ptr last;
+  for (;;) {
+    if (auto w = wait_readable(dl, out); !w) return std::move(w).error();
+    PGresult* raw = PQgetResult(conn_);
+    if (!raw) break;
+    last.reset(raw);
+    auto st = PQresultStatus(raw);
+    if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH) {
+      broken_ = true;
+      return make_error("unexpected COPY from PostgreSQL");
+    }
+  }
+  if (!last) return make_error("PostgreSQL returned no result");
+  auto st = PQresultStatus(last.get());
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    if (out.stopped) return make_error(dl.stop_message());
+    return make_error(pg_error_message(last.get(), conn_));
+  }
+  return last;
+}
+
+bool pg_session::reset() {
+  if (broken()) return false;
+  exec_options o;
+  o.timeout = std::chrono::milliseconds(5000);
+  deadline dl(o);
+  if (txn() != PQTRANS_IDLE && !query("ROLLBACK", {}, dl)) return false;
+  return query("DISCARD ALL", {}, dl).ok() && txn() == PQTRANS_IDLE;
+}
+
+}  // namespace omgdb::sql::detail

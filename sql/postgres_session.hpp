@@ -1,0 +1,83 @@
+// omgdb sql — one libpq connection, driven without blocking waits.
+//
+// Everything goes through the extended query protocol (PQsendQueryParams), which accepts
+// exactly one statement per call — agent text is never sent with PQexec or the simple
+// protocol. Every wait polls the socket in ~50 ms slices; when the call's deadline passes or
+// its cancel flag is set, the session sends a PQcancel and keeps draining for a short grace
+// period, after which it gives up and marks itself broken (the pool then closes it).
+// Notices are swallowed (libpq would print them to stderr).
+//
+// Internal to sql/. Used by one thread at a time.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <libpq-fe.h>
+
+#include "common/result.hpp"
+#include "config/connection.hpp"
+#include "sql/exec_support.hpp"
+
+namespace omgdb::sql::detail {
+
+struct pg_result_deleter {
+  void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+using pg_result_ptr = std::unique_ptr<PGresult, pg_result_deleter>;
+
+// What one statement produced.
+struct pg_outcome {
+  pg_result_ptr final;          // the last non-row result (TUPLES_OK, COMMAND_OK or an error)
+  pg_result_ptr shape;          // the first result that carried the columns (for metadata)
+  bool cancel_sent = false;     // we sent PQcancel (deadline, cancel flag or row budget)
+  bool stopped = false;         // the deadline passed or the call was cancelled
+  bool budget_cancel = false;   // cancelled only because the caller had enough rows
+};
+
+class pg_session {
+ public:
+  static result<std::unique_ptr<pg_session>> connect(const config::connection& conn, const deadline& dl);
+  ~pg_session();
+  pg_session(const pg_session&) = delete;
+  pg_session& operator=(const pg_session&) = delete;
+
+  PGconn* conn() const noexcept { return conn_; }
+  bool broken() const noexcept { return broken_ || PQstatus(conn_) != CONNECTION_OK; }
+  PGTransactionStatusType txn() const noexcept { return PQtransactionStatus(conn_); }
+
+  // Runs one statement with text parameters (null = SQL NULL) in single-row mode. `on_row`
+  // receives each row; when it returns false the remaining rows are drained without being
+  // kept, or — with `cancel_when_full` (reads only) — the statement is cancelled.
+  using row_fn = std::function<bool(const PGresult* row)>;
+  result<pg_outcome> run(std::string_view sql, const std::vector<std::optional<std::string>>& params,
+                         const deadline& dl, const row_fn& on_row, bool cancel_when_full);
+
+  // Our own commands and catalog queries: the whole result, or an error with the server's
+  // message (a failed command is an error, unlike `run`).
+  result<pg_result_ptr> query(std::string_view sql, const std::vector<std::optional<std::string>>& params,
+                              const deadline& dl);
+
+  // Rolls back any open transaction and runs DISCARD ALL (session settings, prepared
+  // statements, temp tables, advisory locks, LISTEN). False if the session is unusable.
+  bool reset();
+
+ private:
+  explicit pg_session(PGconn* c) : conn_(c) {}
+  bool send_cancel();
+  // Waits until a result can be read without blocking. Sends PQcancel once the deadline
+  // passes (unless `out` already did); gives up 5 s after the cancel.
+  status wait_readable(const deadline& dl, pg_outcome& out);
+
+  PGconn* conn_;
+  bool broken_ = false;
+};
+
+// The server's message for a failed result: "ERROR:  … (SQLSTATE 42P01)".
+std::string pg_error_message(const PGresult* r, PGconn* conn);
+
+}  // namespace omgdb::sql::detail

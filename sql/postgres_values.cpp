@@ -1,0 +1,139 @@
+// omgdb sql — PostgreSQL values, type names and nullability.
+#include "sql/postgres_values.hpp"
+
+#include <map>
+#include <utility>
+
+namespace omgdb::sql::detail {
+
+namespace json = boost::json;
+
+namespace {
+
+// Built-in type OIDs (src/include/catalog/pg_type.dat); stable across versions.
+constexpr Oid bool_oid = 16, bytea_oid = 17, int8_oid = 20, int2_oid = 21, int4_oid = 23, oid_oid = 26,
+              float4_oid = 700, float8_oid = 701, numeric_oid = 1700;
+
+int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// bytea text output: hex ("\x00ff") or, with bytea_output=escape, backslash escapes.
+json::value bytea_value(std::string_view t) {
+  std::string bytes;
+  if (t.size() >= 2 && t[0] == '\\' && t[1] == 'x') {
+    for (std::size_t i = 2; i + 1 < t.size(); i += 2) {
+      int hi = hex(t[i]), lo = hex(t[i + 1]);
+      if (hi < 0 || lo < 0) return text_value(t);
+      bytes += static_cast<char>(hi * 16 + lo);
+    }
+  } else {
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] != '\\') {
+        bytes += t[i];
+      } else if (i + 1 < t.size() && t[i + 1] == '\\') {
+        bytes += '\\';
+        ++i;
+      } else if (i + 3 < t.size()) {
+        int v = (t[i + 1] - '0') * 64 + (t[i + 2] - '0') * 8 + (t[i + 3] - '0');
+        bytes += static_cast<char>(v);
+        i += 3;
+      } else {
+        return text_value(t);
+      }
+    }
+  }
+  return binary_value(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+}
+
+}  // namespace
+
+void pg_type_names::load(pg_session& s, const deadline& dl) {
+  {
+    std::lock_guard lock(mutex_);
+    if (loaded_) return;
+  }
+  auto r = s.query("SELECT oid::int8, typname FROM pg_catalog.pg_type", {}, dl);
+  if (!r) return;
+  std::unordered_map<Oid, std::string> names;
+  for (int i = 0; i < PQntuples(r->get()); ++i)
+    names.emplace(static_cast<Oid>(std::stoull(PQgetvalue(r->get(), i, 0))), PQgetvalue(r->get(), i, 1));
+  std::lock_guard lock(mutex_);
+  names_ = std::move(names);
+  loaded_ = true;
+}
+
+std::string pg_type_names::name(Oid type) const {
+  std::lock_guard lock(mutex_);
+  auto it = names_.find(type);
+  return it != names_.end() ? it->second : "oid:" + std::to_string(type);
+}
+
+json::value pg_value(const PGresult* r, int row, int col) {
+  if (PQgetisnull(r, row, col)) return nullptr;
+  std::string_view t(PQgetvalue(r, row, col), static_cast<std::size_t>(PQgetlength(r, row, col)));
+  switch (PQftype(r, col)) {
+    case bool_oid:
+      return json::value(t == "t");
+    case int2_oid:
+    case int4_oid:
+    case int8_oid:
+    case oid_oid:
+      return int_from_text(t);
+    case float4_oid:
+    case float8_oid:
+      return double_from_text(t);
+    case numeric_oid:
+      return text_value(t);
+    case bytea_oid:
+      return bytea_value(t);
+    default:
+      return text_value(t);
+  }
+}
+
+std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& types) {
+  std::vector<column_info> cols;
+  if (!shape) return cols;
+  for (int i = 0; i < PQnfields(shape); ++i) {
+    column_info c;
+    c.name = json::value(text_value(PQfname(shape, i))).as_string().c_str();
+    c.type = types.name(PQftype(shape, i));
+    cols.push_back(std::move(c));
+  }
+  return cols;
+}
+
+void pg_fill_nullability(pg_session& s, const PGresult* shape, std::vector<column_info>& cols, const deadline& dl) {
+  if (!shape || s.txn() == PQTRANS_INERROR) return;
+  std::map<std::pair<Oid, int>, std::vector<std::size_t>> wanted;
+  std::string oids = "{";
+  for (int i = 0; i < PQnfields(shape) && static_cast<std::size_t>(i) < cols.size(); ++i) {
+    Oid table = PQftable(shape, i);
+    int column = PQftablecol(shape, i);
+    if (table == InvalidOid || column <= 0) continue;
+    if (oids.size() > 1) oids += ',';
+    oids += std::to_string(table);
+    wanted[{table, column}].push_back(static_cast<std::size_t>(i));
+  }
+  if (wanted.empty()) return;
+  oids += '}';
+  auto r = s.query(
+      "SELECT attrelid::int8, attnum::int4, attnotnull FROM pg_catalog.pg_attribute "
+      "WHERE attrelid = ANY($1::oid[]) AND attnum > 0",
+      {oids}, dl);
+  if (!r) return;
+  for (int row = 0; row < PQntuples(r->get()); ++row) {
+    Oid table = static_cast<Oid>(std::stoull(PQgetvalue(r->get(), row, 0)));
+    int column = std::stoi(PQgetvalue(r->get(), row, 1));
+    auto it = wanted.find({table, column});
+    if (it == wanted.end()) continue;
+    bool not_null = PQgetvalue(r->get(), row, 2)[0] == 't';
+    for (auto i : it->second) cols[i].nullable = !not_null;
+  }
+}
+
+}  // namespace omgdb::sql::detail

@@ -1,0 +1,44 @@
+// omgdb sql — PostgreSQL result values and column metadata as JSON.
+//
+// Values arrive in text format and are converted by type OID: bool → true/false; int2/int4/
+// int8/oid → numbers (beyond ±2^53 as strings); float4/float8 → numbers (NaN/Infinity as
+// strings); numeric → string (exact); bytea → {"$binary":…}; everything else → its text.
+// Type names come from pg_type, read once per adapter; nullability from pg_attribute for
+// columns that come straight from a table (PQftable/PQftablecol), unknown otherwise.
+//
+// Internal to sql/.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "sql/adapter.hpp"
+#include "sql/postgres_session.hpp"
+
+namespace omgdb::sql::detail {
+
+class pg_type_names {
+ public:
+  // Loads pg_type on first use (later calls are free); a failure leaves names as "oid:N".
+  void load(pg_session& s, const deadline& dl);
+  std::string name(Oid type) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<Oid, std::string> names_;
+  bool loaded_ = false;
+};
+
+boost::json::value pg_value(const PGresult* r, int row, int col);
+
+std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& types);
+
+// Fills `nullable` for columns taken directly from a table. Best effort: on any error the
+// columns stay unknown. Must run where a query can (not in an aborted transaction).
+void pg_fill_nullability(pg_session& s, const PGresult* shape, std::vector<column_info>& cols, const deadline& dl);
+
+}  // namespace omgdb::sql::detail
