@@ -7,6 +7,7 @@
 // own read-only transaction and single-statement execution back it up.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,16 @@ struct classification {
   std::string keyword;
 };
 
-classification classify(std::string_view sql, config::sql_dialect dialect);
+// The longest text classified; longer text is refused. Tools cap SQL at 32 KiB; this bound
+// only keeps the work (linear in the size) small for any caller.
+inline constexpr std::size_t max_sql_bytes = 1024 * 1024;
+
+// Classifies `sql` as the given dialect's server would read it. Never throws on any input
+// (invalid UTF-8 and NUL bytes are refused); linear time. Thread-safe (no shared state).
+//
+// The decision also holds under unusual server settings: PostgreSQL with
+// standard_conforming_strings = off, MySQL with NO_BACKSLASH_ESCAPES and/or ANSI_QUOTES. A text
+// that is read-only by default but reads as something else there is refused.
+[[nodiscard]] classification classify(std::string_view sql, config::sql_dialect dialect);
 
 }  // namespace omgdb::sql
