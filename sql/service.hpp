@@ -68,7 +68,7 @@ struct caller {
 };
 
 // Tool limits (seed 003 §4b/§4c).
-inline constexpr std::size_t max_sql_bytes = 32 * 1024;
+inline constexpr std::size_t max_tool_sql_bytes = 32 * 1024;
 inline constexpr std::size_t max_rationale_bytes = 8 * 1024;
 inline constexpr std::size_t max_result_bytes = 256 * 1024;
 inline constexpr std::size_t default_row_limit = 100;

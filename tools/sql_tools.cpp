@@ -26,7 +26,7 @@ std::optional<std::string> check_strings(const bj::object& args) {
     if (s.empty()) return "argument `" + std::string(key) + "` must not be empty";
     std::size_t cap = key == "rationale" ? sql::max_rationale_bytes
                       : key == "connection" ? 64
-                                            : sql::max_sql_bytes;
+                                            : sql::max_tool_sql_bytes;
     if (s.size() > cap) {
       return "argument `" + std::string(key) + "` is " + std::to_string(s.size()) + " bytes; at most " +
              std::to_string(cap) + " are accepted";
