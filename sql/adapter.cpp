@@ -11,12 +11,9 @@ result<std::unique_ptr<adapter>> make_adapter(const config::connection& conn) {
       if (conn.file.empty()) return make_error("connection `" + conn.name + "`: a SQLite connection needs a file");
       return detail::make_sqlite_adapter(conn);
     case config::sql_dialect::postgres:
-    case config::sql_dialect::mysql: {
-      auto a = conn.dialect == config::sql_dialect::postgres ? detail::make_postgres_adapter(conn)
-                                                             : detail::make_mysql_adapter(conn);
-      if (!a) return make_error("connection `" + conn.name + "`: this dialect's adapter is not built yet");
-      return a;
-    }
+      return detail::make_postgres_adapter(conn);
+    case config::sql_dialect::mysql:
+      return detail::make_mysql_adapter(conn);
   }
   return make_error("connection `" + conn.name + "`: unknown dialect");
 }
