@@ -187,6 +187,7 @@ class scanner {
         (st_.leader == "EXPLAIN" || st_.leader == "DESCRIBE" || st_.leader == "DESC"))
       return make(i, "EXPLAIN " + w + " executes the statement it explains: not read-only");
     if (w == "SET" && i > 0 && (word(i - 1) == "CHARACTER" || word(i - 1) == "CHAR")) return std::nullopt;
+    if (st_.leader == "SHOW" && i <= 2) return std::nullopt;  // SHOW CREATE TABLE, SHOW FULL …
     for (const auto& d : k_deny) {
       if (d.word != w) continue;
       if (d.call_ok && kind_at(i + 1, token_kind::open_paren)) return std::nullopt;

@@ -241,3 +241,9 @@ TEST_CASE("SQLite TCL-style parameters are read as one token, as SQLite does") {
   CHECK(v("SELECT $a(x", lite) == verdict::refused);
   CHECK(v("SELECT :name, @p, ?1, ?", lite) == verdict::read_only);
 }
+
+TEST_CASE("SHOW names what it shows, but a SHOW … WHERE may not call side-effect functions") {
+  CHECK(v("SHOW CREATE TABLE t", my) == verdict::read_only);
+  CHECK(v("SHOW FULL PROCESSLIST", my) == verdict::read_only);
+  CHECK(v("SHOW TABLES WHERE SLEEP(5)", my) == verdict::write);
+}
