@@ -9,6 +9,7 @@
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "daemon/sql_runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
@@ -39,14 +40,17 @@ void write_stdout(std::string_view text) {
 int run_mcp(const mcp_command& cmd) {
   auto scope = scope_or_complain(cmd.scope);
   if (!scope) return 2;
+  auto settings = load_settings(cmd.config_file);
+  if (!settings) return 2;
+  auto sql = make_sql_service(*settings, true);
   auto stores = std::make_shared<engine::store_registry>();
   mcp::server_options opts;
   opts.scope = *scope;
   opts.max_result_bytes = cmd.max_result_bytes;
-  opts.workers = cmd.workers;
+  opts.workers = workers_for(cmd.workers, sql.get());
   int status = 0;
   {
-    mcp::server srv(opts, tools::document_tools(stores));
+    mcp::server srv(opts, with_sql_tools(tools::document_tools(stores), sql));
     log::info("serving MCP on stdio at scope " + std::string(auth::to_string(*scope)));
     transports::stdio_options io;
     io.on_signal_exit = [stores] { stores->close_all(); };

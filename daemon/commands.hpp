@@ -9,6 +9,7 @@
 namespace omgdb::daemon {
 
 struct mcp_command {
+  std::string config_file;  // --config (SQL connections and approvals); "" = the usual search
   std::string scope = "read-write";
   std::size_t max_result_bytes = 1 << 20;
   std::size_t workers = 0;
@@ -18,6 +19,7 @@ int run_mcp(const mcp_command& cmd);
 
 // `omgdb serve`: MCP over Streamable HTTP on a loopback address (daemon/serve.cpp).
 struct serve_command {
+  std::string config_file;  // --config (SQL connections and approvals); "" = the usual search
   std::string listen = "127.0.0.1:41922";
   std::string scope = "read-write";
   bool no_auth = false;

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
                       "Largest tool result in bytes; bigger results are cut and say how to continue")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
   mcp_cmd->add_option("--workers", mcp.workers, "Tool worker threads (default: one per core, at least 2)");
+  mcp_cmd->add_option("--config", mcp.config_file, "Config file (SQL connections, approvals)");
 
   omgdb::daemon::serve_command serve;
   auto* serve_cmd = app.add_subcommand("serve", "Serve MCP over Streamable HTTP on a loopback address (docs/http.md)");
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--max-result-bytes", serve.max_result_bytes, "Largest tool result in bytes")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
   serve_cmd->add_option("--workers", serve.workers, "Tool worker threads (default: one per core, at least 2)");
+  serve_cmd->add_option("--config", serve.config_file, "Config file (SQL connections, approvals)");
   serve_cmd->add_option("--max-body-bytes", serve.max_body_bytes, "Largest POST body (default 4 MiB)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
   serve_cmd->add_option("--max-sessions", serve.max_sessions, "Live sessions at most (default 64)")

@@ -9,6 +9,7 @@
 #include "auth/token.hpp"
 #include "common/log.hpp"
 #include "daemon/commands.hpp"
+#include "daemon/sql_runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
@@ -103,14 +104,17 @@ int run_serve(const serve_command& cmd) {
     std::cerr.flush();
   };
 
+  auto settings = load_settings(cmd.config_file);
+  if (!settings) return 2;
+  auto sql = make_sql_service(*settings, true);
   auto stores = std::make_shared<engine::store_registry>();
   mcp::server_options opts;
   opts.scope = *scope;
   opts.max_result_bytes = cmd.max_result_bytes;
-  opts.workers = cmd.workers;
+  opts.workers = workers_for(cmd.workers, sql.get());
   int status = 0;
   {
-    mcp::server srv(opts, tools::document_tools(stores));
+    mcp::server srv(opts, with_sql_tools(tools::document_tools(stores), sql));
     status = transports::run_http(srv, *scope, http);
   }
   stores->close_all();
