@@ -184,6 +184,8 @@ class Db:
             text = subprocess.run(["pg_dump", "-h", "127.0.0.1", "-p", self.port, "-U", self.user, "-d", self.db],
                                   capture_output=True, text=True, check=True,
                                   env=dict(os.environ, PGPASSWORD=self.password)).stdout
+            # pg_dump 15.14+ brackets its output with \restrict/\unrestrict and a random key.
+            text = "\n".join(l for l in text.splitlines() if not l.startswith(("\\restrict", "\\unrestrict")))
             text += str(self.run("SELECT count(*) FROM pg_largeobject_metadata"))
         else:
             text = subprocess.run(["mariadb-dump", "--no-defaults", "--skip-dump-date", "-h", "127.0.0.1", "-P",
