@@ -7,6 +7,7 @@ them (OMGDB_TEST_PG_* / OMGDB_TEST_MARIADB_*) and the binary has their adapters.
 import hashlib
 import json
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -432,6 +433,88 @@ def history_has_no_rows():
     check(rc == 0 and len(out.splitlines()) == 5, "omgdb history prints the newest entries")
 
 
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sql", "corpus")
+
+
+def corpus_lines(name, dialect):
+    """(sql, note, check) of every line of a corpus file that applies to `dialect`."""
+    out = []
+    for raw in open(os.path.join(CORPUS, name), "rb").read().split(b"\n"):
+        if not raw.strip() or raw.startswith(b"#"):
+            continue
+        fields = raw.split(b"\t")
+        if len(fields) != 5:
+            continue
+        dialects = fields[0].decode().split(",")
+        if "all" not in dialects and dialect not in dialects:
+            continue
+        sql = re.sub(rb"\\(n|r|t|\\|x[0-9a-fA-F]{2})",
+                     lambda mo: {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"\\": b"\\"}.get(mo.group(1)) or
+                     bytes([int(mo.group(1)[1:], 16)]), fields[2])
+        out.append((sql, fields[3].decode(errors="replace"), fields[4].decode().strip()))
+    return out
+
+
+def load_corpus_fixture(db):
+    path = os.path.join(CORPUS, f"fixture-{db.dialect}.sql")
+    if db.dialect == "sqlite":
+        c = sqlite3.connect(db.file)
+        c.executescript(open(path).read())
+        c.commit()
+        c.close()
+    elif db.dialect == "postgres":
+        subprocess.run(["psql", "-qX", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", db.port, "-U", db.user, "-d",
+                        db.db, "-f", path], check=True, capture_output=True, env=dict(os.environ, PGPASSWORD=db.password))
+    else:
+        with open(path) as f:
+            subprocess.run(["mariadb", "--no-defaults", "-h", "127.0.0.1", "-P", db.port, "-u", db.user,
+                            f"-p{db.password}", db.db], stdin=f, check=True, capture_output=True)
+
+
+def bypass_corpus(db):
+    """Every bypass attempt end to end on a read-only connection (reads run without a person, so a
+    misclassified statement would reach the database): refused, and data and schema unchanged."""
+    d = db.dialect
+    if not os.path.exists(os.path.join(CORPUS, "bypass.tsv")):
+        print("SKIP bypass corpus: tests/sql/corpus/bypass.tsv is missing", flush=True)
+        return
+    load_corpus_fixture(db)
+    m = Mcp(CFG)
+    fp = db.fingerprint()
+    tried = skipped = 0
+    for sql, note, what in corpus_lines("bypass.tsv", d):
+        try:
+            text_sql = sql.decode("utf-8")
+        except UnicodeDecodeError:
+            skipped += 1  # JSON cannot carry invalid UTF-8; the classifier tests cover these
+            continue
+        sentinels = [p for p in re.findall(r"/tmp/omgdb-[A-Za-z0-9._-]+", text_sql) if not os.path.exists(p)]
+        err, text, _ = m.call("executeSql", {"connection": f"{d}_ro", "sql": text_sql}, timeout=60)
+        tried += 1
+        check(err, f"{d}: bypass attempt did not succeed ({note}): {text_sql!r} -> {text[:200]}")
+        after = db.fingerprint()
+        check(after == fp, f"{d}: data and schema unchanged after {text_sql!r} ({note})")
+        fp = after
+        for p in sentinels:
+            check(not os.path.exists(p), f"{d}: no file {p} after {text_sql!r}")
+    ok = 0
+    for sql, note, what in corpus_lines("benign.tsv", d):
+        if what != "runs":
+            continue
+        err, text, _ = m.call("executeSql", {"connection": f"{d}_ro", "sql": sql.decode("utf-8", "replace")})
+        ok += 0 if err else 1
+        # The classifier must not refuse a benign read (no false refusals). The database layer
+        # may still refuse what it cannot prove read-only: conservative, reported, not failed.
+        check(not (err and text.startswith("Error: refused:")), f"{d}: the classifier lets a benign read through "
+              f"({note}): {sql!r} -> {text[:200]}")
+        if err and not text.startswith("Error: refused:"):
+            print(f"NOTE {d}: the database layer refused a benign read ({note}): {sql!r} -> {text[:160]}", flush=True)
+    m.close()
+    check(db.fingerprint() == fp, f"{d}: the benign reads changed nothing")
+    print(f"{d}: {tried} bypass attempts end to end ({skipped} not valid UTF-8, left to the classifier tests), "
+          f"{ok} benign reads ran", flush=True)
+
+
 def available_dialects():
     wanted = os.environ.get("OMGDB_E2E_DIALECTS", "sqlite,postgres,mysql").split(",")
     out = ["sqlite"]
@@ -462,6 +545,7 @@ if __name__ == "__main__":
         m.close()
         matrix(db)
         approval_paths(db)
+        bypass_corpus(db)
     history_has_no_rows()
     print(f"sql_e2e: {checks} checks, {len(failures)} failed, dialects: {', '.join(d.dialect for d in usable)}")
     sys.exit(1 if failures else 0)
