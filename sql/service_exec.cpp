@@ -78,9 +78,20 @@ result<bj::object> service::explain(std::string_view name, std::string_view sql,
     record(c, who, start, "refused", sql, verdict.keyword, verdict.reason);
     return make_error("refused: connection `" + c.name + "` is read-only for this session, and " + verdict.reason);
   }
+  if (verdict.keyword == "EXPLAIN" || verdict.keyword == "ANALYZE" || verdict.keyword == "DESCRIBE" ||
+      verdict.keyword == "DESC") {
+    record(c, who, start, "refused", sql, verdict.keyword, "explainSql plans a statement; it adds EXPLAIN itself");
+    return make_error("refused: pass the statement to plan without " + verdict.keyword +
+                      " (explainSql adds EXPLAIN itself and never runs EXPLAIN ANALYZE)");
+  }
   auto a = adapter_for(c);
   if (!a) return std::move(a).error();
-  auto r = (*a)->explain(sql, read_options(c, who));  // a plan only, always read-only and rolled back
+  // A plan only (never ANALYZE), in a transaction that is rolled back; read-only unless the
+  // statement writes and this session may write on this connection (some servers refuse to plan
+  // a write inside a read-only transaction).
+  exec_options o = read_options(c, who);
+  o.read_only = !writes;
+  auto r = (*a)->explain(sql, o);
   if (!r) {
     record(c, who, start, "error", sql, verdict.keyword, r.error().message);
     return std::move(r).error();

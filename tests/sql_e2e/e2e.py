@@ -259,6 +259,11 @@ def every_tool(m, db):
     before = db.fingerprint()
     err, text, _ = m.call("explainSql", {"connection": f"{d}_ro", "sql": "DELETE FROM people"})
     check(err, f"{d}: explainSql refuses a write on a read-only connection: {text}")
+    err, text, r = m.call("explainSql", {"connection": f"{d}_auto", "sql": "DELETE FROM people WHERE id = 1"})
+    check(not err and "plan" in r, f"{d}: explainSql plans a write where the access allows writes: {text[:300]}")
+    check(db.count("id = 1") == 1, f"{d}: explaining a DELETE deleted nothing")
+    err, text, _ = m.call("explainSql", {"connection": f"{d}_ro", "sql": "EXPLAIN ANALYZE SELECT 1"})
+    check(err, f"{d}: explainSql never runs EXPLAIN ANALYZE: {text[:200]}")
     err, text, r = m.call("executeSql", {"connection": f"{d}_ro", "sql": "SELECT id, name FROM people ORDER BY id",
                                          "limit": 2})
     check(not err and len(r["rows"]) == 2 and r["rowsMoreAvailable"] and not r["truncated"],
@@ -342,8 +347,15 @@ def approval_paths(db):
             args["connection"] = connection
         return m.start("executeSql", args)
 
+    watcher = subprocess.Popen([BIN, "approvals", "watch", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env=ENV, text=True)
     rid = write(70)
     p = pending()
+    seen = json.loads(watcher.stdout.readline() or "{}")
+    watcher.terminate()
+    watcher.wait()
+    check(p and seen.get("id") == p[0]["id"] and "row-secret-70" in seen.get("sql", ""),
+          f"{d}: `omgdb approvals watch` prints the new approval with its SQL: {seen}")
     if p:
         cli("approvals", "reject", p[0]["id"])
     err, text, _ = m.outcome(rid) or (True, "no answer", None)
