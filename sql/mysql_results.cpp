@@ -138,8 +138,10 @@ status my_run_statement(my_session& s, std::string_view sql, const exec_options&
   error_no = 0;
   auto fail = [&](MYSQL_STMT* st) -> status {
     error_no = mysql_stmt_errno(st);
-    if (error_no >= 2000) s.mark_broken();
-    return make_error(s.stmt_error_message(st));
+    bool on_handle = error_no == 0;  // some failures are reported on the connection only
+    if (on_handle) error_no = mysql_errno(s.handle());
+    if (error_no >= 2000 || error_no == 0) s.mark_broken();
+    return make_error(on_handle ? s.error_message() : s.stmt_error_message(st));
   };
   std::unique_ptr<MYSQL_STMT, stmt_closer> st(mysql_stmt_init(s.handle()));
   if (!st) return make_error("cannot prepare a MariaDB statement: out of memory");
