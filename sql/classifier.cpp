@@ -24,6 +24,24 @@ std::string where(std::string_view text, std::size_t offset) {
   return "at line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 
+std::string_view display_name(sql_dialect d) noexcept {
+  switch (d) {
+    case sql_dialect::postgres: return "PostgreSQL";
+    case sql_dialect::mysql: return "MariaDB/MySQL";
+    case sql_dialect::sqlite: return "SQLite";
+  }
+  return "SQL";
+}
+
+std::string_view read_leaders(sql_dialect d) noexcept {
+  switch (d) {
+    case sql_dialect::postgres: return "SELECT, WITH, VALUES, TABLE, SHOW or EXPLAIN";
+    case sql_dialect::mysql: return "SELECT, WITH, VALUES, TABLE, SHOW, DESCRIBE or EXPLAIN";
+    case sql_dialect::sqlite: return "SELECT, WITH, VALUES, EXPLAIN or a read-only PRAGMA";
+  }
+  return "SELECT";
+}
+
 classification refuse(std::string reason, std::string keyword = {}) {
   return {verdict::refused, std::move(reason), std::move(keyword)};
 }
@@ -77,7 +95,7 @@ classification classify_in(std::string_view sql, sql_dialect d, lex_mode mode, b
   while (first < end && toks[first].kind == token_kind::open_paren) ++first;
   if (first == end || toks[first].kind != token_kind::word) {
     return refuse("the statement does not start with a keyword (" + where(sql, toks[first < end ? first : 0].offset) +
-                  "); read-only SQL starts with SELECT, WITH, VALUES, TABLE, SHOW, DESCRIBE or EXPLAIN");
+                  "); read-only " + std::string(display_name(d)) + " starts with " + std::string(read_leaders(d)));
   }
   const std::string keyword = name_of(sql, toks[first]);
   const leader_info leader = classify_leader(keyword, d);
@@ -86,9 +104,8 @@ classification classify_in(std::string_view sql, sql_dialect d, lex_mode mode, b
   switch (leader.kind) {
     case leader_kind::unknown:
       return refuse(std::string(keyword.empty() ? "this word" : keyword) + " is not a " +
-                        std::string(config::to_string(d)) +
-                        " statement the classifier understands; read-only SQL starts with SELECT, "
-                        "WITH, VALUES, TABLE, SHOW, DESCRIBE or EXPLAIN",
+                        std::string(display_name(d)) + " statement the classifier understands; read-only " +
+                        std::string(display_name(d)) + " starts with " + std::string(read_leaders(d)),
                     keyword);
     case leader_kind::write:
       return {verdict::write, leader.reason + ": it is not read-only", keyword};
@@ -143,7 +160,7 @@ std::optional<finding> check_pragma(const statement_view& st) {
                             t[i + 3].kind == token_kind::close_paren;
   if (one_argument && pragma_takes_argument(name)) return std::nullopt;
   return finding{verdict::write,
-                 "PRAGMA " + name + " with a value sets it; only the form without a value (or a "
+                 "PRAGMA " + std::string(token_text(st.text, t[i])) + " with a value sets it; only the form without a value (or a "
                  "table/index argument for reporting pragmas) is read-only",
                  t[i + 1].offset};
 }

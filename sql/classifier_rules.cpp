@@ -99,7 +99,9 @@ constexpr deny_word k_deny[] = {
     {"CHECKPOINT", k_maint, false, true}, {"OPTIMIZE", k_maint, false, true},
     {"REPAIR", k_maint, false, true}, {"INSTALL", k_admin, false, true},
     {"UNINSTALL", k_admin}, {"FLUSH", k_admin, false, true}, {"KILL", k_admin, false, true},
-    {"PURGE", k_admin, false, true}, {"SHUTDOWN", k_admin},
+    {"PURGE", k_admin, false, true}, {"SHUTDOWN", k_admin}, {"DECLARE", k_cursor},
+    // SQLite runs some pragmas while preparing, so even EXPLAIN PRAGMA x = y changes state.
+    {"PRAGMA", k_session},
 };
 
 std::string upper(std::string_view s) {
@@ -141,7 +143,13 @@ class scanner {
       return make(i, "assigning a user variable with := changes session state");
     if (t.kind != token_kind::word && t.kind != token_kind::quoted_ident) return std::nullopt;
     if (auto f = call(i)) return f;
-    if (t.kind != token_kind::word || (i > 0 && t_[i - 1].kind == token_kind::dot)) return std::nullopt;
+    if (t.kind != token_kind::word) return std::nullopt;
+    if (i > 0 && t_[i - 1].kind == token_kind::dot) {
+      const std::string w = word(i);  // Oracle-style seq.nextval (MariaDB sql_mode=ORACLE)
+      if (w == "NEXTVAL" || w == "SETVAL")
+        return make(i, "." + w + " advances or sets a sequence, which a rollback does not undo");
+      return std::nullopt;
+    }
     const std::string w = word(i);
     if (w.empty()) return std::nullopt;
     return keyword(i, w);
@@ -152,9 +160,14 @@ class scanner {
     const std::string name = name_of(st_.text, t_[i]);
     if (st_.dialect == sql_dialect::sqlite && name.rfind("PRAGMA_", 0) == 0 &&
         !pragma_reads(name.substr(7)))
-      return make(i, "the table-valued function " + name + " runs PRAGMA " + name.substr(7) +
-                         ", which is not on the read-only PRAGMA allow-list");
+      return make(i, "the table-valued function " + std::string(token_text(st_.text, t_[i])) +
+                         " runs a PRAGMA that is not on the read-only PRAGMA allow-list");
     if (!kind_at(i + 1, token_kind::open_paren)) return std::nullopt;
+    const auto raw = token_text(st_.text, t_[i]);
+    if (t_[i].kind == token_kind::quoted_ident && (raw[0] == 'U' || raw[0] == 'u'))
+      return make(i, "a U&\"…\" identifier used as a function name can hide any name behind "
+                     "Unicode escapes; write the function name plainly",
+                  verdict::refused);
     if (auto effect = side_effect_of(name))
       return make(i, std::string(token_text(st_.text, t_[i])) + "() " + std::string(*effect) +
                          ": a read-only statement may not call it");
@@ -186,7 +199,11 @@ class scanner {
     if ((w == "ANALYZE" || w == "ANALYSE") &&
         (st_.leader == "EXPLAIN" || st_.leader == "DESCRIBE" || st_.leader == "DESC"))
       return make(i, "EXPLAIN " + w + " executes the statement it explains: not read-only");
+    if (w == "SEARCH" || w == "CYCLE") cte_options_ = true;
     if (w == "SET" && i > 0 && (word(i - 1) == "CHARACTER" || word(i - 1) == "CHAR")) return std::nullopt;
+    // WITH RECURSIVE … SEARCH … SET col / CYCLE … SET col USING path (PostgreSQL 14+) only names
+    // a column; an UPDATE's SET is refused through UPDATE itself.
+    if (w == "SET" && cte_options_ && st_.leader == "WITH") return std::nullopt;
     if (st_.leader == "SHOW" && i <= 2) return std::nullopt;  // SHOW CREATE TABLE, SHOW FULL …
     for (const auto& d : k_deny) {
       if (d.word != w) continue;
@@ -207,6 +224,7 @@ class scanner {
 
   const statement_view& st_;
   std::span<const token> t_;
+  bool cte_options_ = false;
 };
 
 }  // namespace

@@ -247,3 +247,35 @@ TEST_CASE("SHOW names what it shows, but a SHOW … WHERE may not call side-effe
   CHECK(v("SHOW FULL PROCESSLIST", my) == verdict::read_only);
   CHECK(v("SHOW TABLES WHERE SLEEP(5)", my) == verdict::write);
 }
+
+TEST_CASE("a PostgreSQL U&\"…\" function name is refused because escapes can spell any name") {
+  CHECK(v("SELECT U&\"\\0070g_sleep\"(1)", pg) == verdict::refused);
+  CHECK(v("SELECT * FROM U&\"\\0070g_read_file\"('/etc/passwd')", pg) == verdict::refused);
+  CHECK(v("SELECT U&\"d\\0061t\\+000061\" FROM t", pg) == verdict::read_only);  // a column is fine
+}
+
+TEST_CASE("a bracket-quoted SQLite function name is still recognised") {
+  CHECK(v("SELECT [load_extension]('x')", lite) == verdict::write);
+  CHECK(v("SELECT `readfile`('/etc/passwd')", lite) == verdict::write);
+}
+
+TEST_CASE("EXPLAIN of a PRAGMA or a cursor declaration is not read-only") {
+  CHECK(v("EXPLAIN PRAGMA writable_schema = ON", lite) == verdict::write);
+  CHECK(v("EXPLAIN QUERY PLAN PRAGMA query_only = 0", lite) == verdict::write);
+  CHECK(v("EXPLAIN DECLARE c CURSOR FOR SELECT 1", pg) == verdict::write);
+}
+
+TEST_CASE("SEARCH and CYCLE clauses of a recursive CTE may name a column with SET") {
+  CHECK(v("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+          "CYCLE n SET is_cycle USING path SELECT n FROM r",
+          pg) == verdict::read_only);
+  CHECK(v("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+          "SEARCH DEPTH FIRST BY n SET ord SELECT n FROM r ORDER BY ord",
+          pg) == verdict::read_only);
+  CHECK(v("SELECT 1 SET x", pg) == verdict::write);
+}
+
+TEST_CASE("an Oracle-style sequence.nextval is a write") {
+  CHECK(v("SELECT s.nextval", my) == verdict::write);
+  CHECK(v("SELECT s.currval, t.a FROM t", my) == verdict::read_only);
+}
