@@ -8,6 +8,8 @@
 #                   TypeScript SDK interop, differential against mingo, crash and restart)
 #   make test-asan  the same tests on an AddressSanitizer + UBSan build (build/asan)
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
+#   make package    the Debian package (CPack): build/release/omgdb_<version>_<arch>.deb
+#   make image      the container image (Dockerfile), tagged omgdb
 #   make clean      remove build/
 
 PRESET ?= release
@@ -19,7 +21,7 @@ SCOPE ?= read-write
 LISTEN ?= 127.0.0.1:41922
 TOKEN_FILE ?= $(HOME)/.config/omgdb/http-token
 
-.PHONY: deps configure build run test test-asan bench clean
+.PHONY: deps configure build run test test-asan bench package image clean
 
 deps:
 	@bash scripts/deps.sh
@@ -49,6 +51,12 @@ test-asan:
 
 bench: build
 	bash bench/run.sh $(OMGDB)
+
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
+
+image:
+	docker build -t omgdb .
 
 clean:
 	rm -rf build

@@ -41,12 +41,20 @@ std::string_view name(level l) {
 
 }  // namespace
 
+static std::atomic<sink_fn>& sink_ref() {
+  static std::atomic<sink_fn> s{nullptr};
+  return s;
+}
+
+void set_sink(sink_fn sink) noexcept { sink_ref().store(sink); }
+
 void set_threshold(level l) noexcept { threshold_ref().store(static_cast<int>(l)); }
 level threshold() noexcept { return static_cast<level>(threshold_ref().load()); }
 bool enabled(level l) noexcept { return static_cast<int>(l) >= threshold_ref().load(); }
 
 void write(level l, std::string_view message) noexcept {
   if (!enabled(l) || l == level::off) return;
+  if (sink_fn sink = sink_ref().load()) return sink(l, message);
   try {
     using namespace std::chrono;
     auto now = system_clock::now();

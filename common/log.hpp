@@ -14,6 +14,11 @@ void set_threshold(level l) noexcept;
 level threshold() noexcept;
 bool enabled(level l) noexcept;
 
+// Where lines go instead of the default text line on stderr (the daemon's JSON lines or the
+// journal); nullptr restores the default. The sink must be thread-safe and not throw.
+using sink_fn = void (*)(level l, std::string_view message) noexcept;
+void set_sink(sink_fn sink) noexcept;
+
 // Thread-safe; each call writes one whole line with a single write(2).
 void write(level l, std::string_view message) noexcept;
 

@@ -9,6 +9,7 @@
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "daemon/runtime.hpp"
 #include "daemon/sql_runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
@@ -37,24 +38,47 @@ void write_stdout(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+int run_standalone(const mcp_command& cmd) {
+  if (!cmd.rejected.empty()) {
+    std::cerr << "omgdb: --standalone only lists the tools over stdio; it cannot be combined with " << cmd.rejected.front()
+              << "\n";
+    return 2;
+  }
+  mcp::server_options opts;
+  opts.scope = auth::scope::dangerous;  // every tool is listed; none can do anything
+  opts.workers = 2;
+  mcp::server srv(opts, standalone_catalogue());
+  log::info("serving MCP on stdio in standalone mode: tools are listed, every call answers `unavailable`");
+  return transports::run_stdio(srv, opts.scope, transports::stdio_options{});
+}
+
+}  // namespace
+
 int run_mcp(const mcp_command& cmd) {
-  auto scope = scope_or_complain(cmd.scope);
-  if (!scope) return 2;
-  auto settings = load_settings(cmd.config_file);
-  if (!settings) return 2;
-  auto sql = make_sql_service(*settings, true);
+  if (cmd.standalone) return run_standalone(cmd);
+  auto loaded = effective_settings(cmd.config_file, cmd.given);
+  if (!loaded) {
+    std::cerr << "omgdb: " << loaded.error().message << "\n";
+    return 2;
+  }
+  apply_logging(*loaded);
+  auth::scope scope = loaded->scope;
+  auto live = std::make_shared<live_settings>(*loaded);
+  auto sql = make_sql_service(*loaded, true);  // its admin channel lets a person approve
   auto stores = std::make_shared<engine::store_registry>();
   mcp::server_options opts;
-  opts.scope = *scope;
-  opts.max_result_bytes = cmd.max_result_bytes;
-  opts.workers = workers_for(cmd.workers, sql.get());
+  opts.scope = scope;
+  opts.max_result_bytes = loaded->max_result_bytes;
+  opts.workers = workers_for(loaded->workers, sql.get());
   int status = 0;
   {
-    mcp::server srv(opts, with_sql_tools(tools::document_tools(stores), sql));
-    log::info("serving MCP on stdio at scope " + std::string(auth::to_string(*scope)));
+    mcp::server srv(opts, build_catalogue(live, stores, sql));
+    log::info("serving MCP on stdio at scope " + std::string(auth::to_string(scope)));
     transports::stdio_options io;
     io.on_signal_exit = [stores] { stores->close_all(); };
-    status = transports::run_stdio(srv, *scope, io);
+    status = transports::run_stdio(srv, scope, io);
   }
   stores->close_all();
   return status;

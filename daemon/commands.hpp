@@ -6,42 +6,43 @@
 #include <string>
 #include <vector>
 
+#include "config/config.hpp"
+
 namespace omgdb::daemon {
 
+// `omgdb mcp`: MCP over stdio.
 struct mcp_command {
-  std::string config_file;  // --config (SQL connections and approvals); "" = the usual search
-  std::string scope = "read-write";
-  std::size_t max_result_bytes = 1 << 20;
-  std::size_t workers = 0;
+  std::optional<std::string> config_file;  // --config
+  config::overrides given;                 // options given on the command line
+  bool standalone = false;                 // --standalone or OMGDB_MCP_STANDALONE=1
+  std::vector<std::string> rejected;       // options that standalone mode refuses (--http, …)
 };
 
 int run_mcp(const mcp_command& cmd);
 
 // `omgdb serve`: MCP over Streamable HTTP on a loopback address (daemon/serve.cpp).
 struct serve_command {
-  std::string config_file;  // --config (SQL connections and approvals); "" = the usual search
-  std::string listen = "127.0.0.1:41922";
-  std::string scope = "read-write";
+  std::optional<std::string> config_file;  // --config
+  config::overrides given;
   bool no_auth = false;
-  std::vector<std::string> allow_origins;
-  std::vector<std::string> allow_hosts;
-  std::string state_dir;  // "" = $XDG_STATE_HOME/omgdb or ~/.local/state/omgdb
-  std::size_t max_result_bytes = 1 << 20;
-  std::size_t workers = 0;
-  std::size_t max_body_bytes = 4u << 20;
-  std::size_t max_sessions = 64;
-  std::size_t max_connections = 256;
-  unsigned session_idle_seconds = 15 * 60;
-  unsigned sse_keepalive_seconds = 15;
-  unsigned shutdown_deadline_seconds = 10;
-  std::size_t event_log_events = 1024;
-  std::size_t event_log_bytes = 4u << 20;
 };
 
 int run_serve(const serve_command& cmd);
-// `omgdb token new`: prints a fresh random bearer token (32 bytes, base64url) once.
-int run_token_new();
+// `omgdb token new [--name N --scope S]`: prints a fresh random bearer token (32 bytes,
+// base64url) once, and on stderr the `[[http.tokens]]` lines holding its hash.
+int run_token_new(const std::string& name, const std::string& scope);
 int run_tools_list(const std::string& scope, bool as_json);
+
+// `omgdb config check [--config F]`: loads the effective settings and says what was read.
+int run_config_check(const std::optional<std::string>& config_file);
+// `omgdb config example`: prints config/omgdb.toml.
+int run_config_example();
+
+// `omgdb client-config --client NAME [--http URL]` (daemon/client_config.cpp).
+int run_client_config(const std::string& client, const std::string& http_url, const std::optional<std::string>& config_file);
+
+// `omgdb doctor [--config F]` (daemon/doctor.cpp).
+int run_doctor(const std::optional<std::string>& config_file);
 
 int run_create(const std::string& path);
 int run_dump(const std::string& path);

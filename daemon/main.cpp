@@ -1,5 +1,7 @@
 // omgdb — entry point: parses the command line and runs one subcommand.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <iostream>
 #include <string>
 
@@ -36,6 +38,25 @@ bool check_json(const std::string& what, const std::string& text) {
   return true;
 }
 
+void add_config_option(CLI::App* cmd, std::optional<std::string>& target) {
+  cmd->add_option_function<std::string>("--config", [&target](const std::string& v) { target = v; },
+                                        "Config file (default: $XDG_CONFIG_HOME/omgdb/omgdb.toml, else /etc/omgdb/omgdb.toml)");
+}
+
+void add_scope_option(CLI::App* cmd, omgdb::config::overrides& given) {
+  cmd->add_option_function<std::string>("--scope", [&given](const std::string& v) { given.scope = v; },
+                                        "Capability ceiling: read (ro), read-write (write, rw; default) or dangerous (all)");
+}
+
+void add_worker_options(CLI::App* cmd, omgdb::config::overrides& given) {
+  cmd->add_option_function<std::size_t>("--max-result-bytes", [&given](std::size_t v) { given.max_result_bytes = v; },
+                                        "Largest tool result in bytes; bigger results are cut and say how to continue")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+  cmd->add_option_function<std::size_t>("--workers", [&given](std::size_t v) { given.workers = v; },
+                                        "Tool worker threads (default: one per core, at least 2)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{256}));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,46 +66,81 @@ int main(int argc, char** argv) {
 
   omgdb::daemon::mcp_command mcp;
   auto* mcp_cmd = app.add_subcommand("mcp", "Serve MCP over stdio (newline-delimited JSON-RPC)");
-  mcp_cmd->add_option("--scope", mcp.scope,
-                      "Capability ceiling: read (ro), read-write (write, rw; default) or dangerous (all)");
-  mcp_cmd->add_option("--max-result-bytes", mcp.max_result_bytes,
-                      "Largest tool result in bytes; bigger results are cut and say how to continue")
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
-  mcp_cmd->add_option("--workers", mcp.workers, "Tool worker threads (default: one per core, at least 2)");
-  mcp_cmd->add_option("--config", mcp.config_file, "Config file (SQL connections, approvals)");
+  add_config_option(mcp_cmd, mcp.config_file);
+  add_scope_option(mcp_cmd, mcp.given);
+  add_worker_options(mcp_cmd, mcp.given);
+  mcp_cmd->add_flag("--standalone", mcp.standalone,
+                    "List the tools only: every call answers `unavailable`, touching no store, database or network "
+                    "(also OMGDB_MCP_STANDALONE=1)");
+  std::string via, http_address;
+  auto* via_opt = mcp_cmd->add_option("--via", via, "Bridge stdio to a running `omgdb serve` at URL (not available yet)");
+  auto* http_opt = mcp_cmd->add_option("--http", http_address, "Also serve HTTP on ADDR (not available yet; use `omgdb serve`)");
 
   omgdb::daemon::serve_command serve;
   auto* serve_cmd = app.add_subcommand("serve", "Serve MCP over Streamable HTTP on a loopback address (docs/http.md)");
-  serve_cmd->add_option("--listen", serve.listen, "HOST:PORT to listen on, loopback only (default 127.0.0.1:41922; port 0: any)");
-  serve_cmd->add_option("--scope", serve.scope, "Capability ceiling: read, read-write (default) or dangerous");
+  add_config_option(serve_cmd, serve.config_file);
+  auto& g = serve.given;
+  serve_cmd->add_option_function<std::string>("--listen", [&g](const std::string& v) { g.listen = v; },
+                                              "HOST:PORT to listen on, loopback only (default 127.0.0.1:41922; port 0: any)");
+  add_scope_option(serve_cmd, g);
   serve_cmd->add_flag("--no-auth", serve.no_auth, "Accept requests without a bearer token (loopback test runs only)");
-  serve_cmd->add_option("--allow-origin", serve.allow_origins, "Also accept this Origin, e.g. https://tunnel.example (repeatable)");
-  serve_cmd->add_option("--allow-host", serve.allow_hosts, "Also accept this Host header, NAME or NAME:PORT (repeatable)");
-  serve_cmd->add_option("--state-dir", serve.state_dir, "Where session records are kept (default $XDG_STATE_HOME/omgdb)");
-  serve_cmd->add_option("--max-result-bytes", serve.max_result_bytes, "Largest tool result in bytes")
+  serve_cmd->add_option("--allow-origin", g.allow_origins, "Also accept this Origin, e.g. https://tunnel.example (repeatable)");
+  serve_cmd->add_option("--allow-host", g.allow_hosts, "Also accept this Host header, NAME or NAME:PORT (repeatable)");
+  serve_cmd->add_option_function<std::string>("--state-dir", [&g](const std::string& v) { g.state_dir = v; },
+                                              "Where session records are kept (default $XDG_STATE_HOME/omgdb)");
+  serve_cmd->add_option_function<std::vector<std::string>>(
+      "--store-root", [&g](const std::vector<std::string>& v) { g.store_roots = v; },
+      "Store paths must resolve under this directory (repeatable; replaces [stores] roots)");
+  add_worker_options(serve_cmd, g);
+  serve_cmd->add_option_function<std::size_t>("--max-body-bytes", [&g](std::size_t v) { g.max_body_bytes = v; },
+                                              "Largest POST body (default 4 MiB)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
-  serve_cmd->add_option("--workers", serve.workers, "Tool worker threads (default: one per core, at least 2)");
-  serve_cmd->add_option("--config", serve.config_file, "Config file (SQL connections, approvals)");
-  serve_cmd->add_option("--max-body-bytes", serve.max_body_bytes, "Largest POST body (default 4 MiB)")
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
-  serve_cmd->add_option("--max-sessions", serve.max_sessions, "Live sessions at most (default 64)")
+  serve_cmd->add_option_function<std::size_t>("--max-sessions", [&g](std::size_t v) { g.max_sessions = v; },
+                                              "Live sessions at most (default 64)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
-  serve_cmd->add_option("--max-connections", serve.max_connections, "Open connections at most (default 256)")
+  serve_cmd->add_option_function<std::size_t>("--max-connections", [&g](std::size_t v) { g.max_connections = v; },
+                                              "Open connections at most (default 256)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
-  serve_cmd->add_option("--session-idle", serve.session_idle_seconds, "Seconds before an unused session expires (default 900)")
+  serve_cmd->add_option_function<unsigned>("--session-idle", [&g](unsigned v) { g.session_idle_seconds = v; },
+                                           "Seconds before an unused session expires (default 900)")
       ->check(CLI::Range(1u, 7u * 24 * 3600));
-  serve_cmd->add_option("--sse-keepalive", serve.sse_keepalive_seconds, "Seconds between keep-alive comments on idle SSE streams (default 15)")
+  serve_cmd->add_option_function<unsigned>("--sse-keepalive", [&g](unsigned v) { g.sse_keepalive_seconds = v; },
+                                           "Seconds between keep-alive comments on idle SSE streams (default 15)")
       ->check(CLI::Range(1u, 3600u));
-  serve_cmd->add_option("--shutdown-deadline", serve.shutdown_deadline_seconds, "Seconds running calls get after SIGTERM (default 10)")
+  serve_cmd->add_option_function<unsigned>("--shutdown-deadline", [&g](unsigned v) { g.shutdown_deadline_seconds = v; },
+                                           "Seconds running calls get after SIGTERM (default 10)")
       ->check(CLI::Range(0u, 3600u));
-  serve_cmd->add_option("--event-log-events", serve.event_log_events, "SSE events kept per session for Last-Event-ID (default 1024)")
+  serve_cmd->add_option_function<std::size_t>("--event-log-events", [&g](std::size_t v) { g.event_log_events = v; },
+                                              "SSE events kept per session for Last-Event-ID (default 1024)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
-  serve_cmd->add_option("--event-log-bytes", serve.event_log_bytes, "Bytes of SSE events kept per session (default 4 MiB)")
+  serve_cmd->add_option_function<std::size_t>("--event-log-bytes", [&g](std::size_t v) { g.event_log_bytes = v; },
+                                              "Bytes of SSE events kept per session (default 4 MiB)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
 
   auto* token_cmd = app.add_subcommand("token", "Bearer tokens for `omgdb serve`");
   token_cmd->require_subcommand(1);
-  auto* token_new_cmd = token_cmd->add_subcommand("new", "Print a fresh random token (shown once)");
+  auto* token_new_cmd = token_cmd->add_subcommand("new", "Print a fresh random token (shown once) and its config entry");
+  std::string token_name = "default", token_scope = "read-write";
+  token_new_cmd->add_option("--name", token_name, "Name of the token in the config and the logs (default: default)");
+  token_new_cmd->add_option("--scope", token_scope, "Scope ceiling of the token: read, read-write (default) or dangerous");
+
+  std::optional<std::string> config_file;
+  auto* config_cmd = app.add_subcommand("config", "The config file (docs/config.md)");
+  config_cmd->require_subcommand(1);
+  auto* config_check_cmd = config_cmd->add_subcommand("check", "Validate the config that would be used, and summarize it");
+  add_config_option(config_check_cmd, config_file);
+  auto* config_example_cmd = config_cmd->add_subcommand("example", "Print a commented example config (config/omgdb.toml)");
+
+  std::string client, client_url;
+  auto* client_cmd = app.add_subcommand("client-config", "Print the MCP client configuration snippet to paste");
+  client_cmd->add_option("--client", client, "claude-desktop, claude-code, codex or cursor")
+      ->required()
+      ->check(CLI::IsMember({"claude-desktop", "claude-code", "codex", "cursor"}));
+  client_cmd->add_option("--http", client_url, "Connect to `omgdb serve` at this URL instead of spawning `omgdb mcp`");
+  add_config_option(client_cmd, config_file);
+
+  auto* doctor_cmd = app.add_subcommand("doctor", "Check a setup and say what to fix");
+  add_config_option(doctor_cmd, config_file);
 
   std::string path, collection, json_arg, filter = "{}", sort, scope = "read-write";
   long long skip = -1, limit = -1;
@@ -132,9 +188,24 @@ int main(int argc, char** argv) {
 
   using namespace omgdb::daemon;
   if (auto status = run_sql_command()) return *status;
-  if (*mcp_cmd) return run_mcp(mcp);
+  if (*mcp_cmd) {
+    if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
+    if (via_opt->count()) mcp.rejected.push_back("--via");
+    if (http_opt->count()) mcp.rejected.push_back("--http");
+    if (mcp.standalone) {
+      if (mcp.config_file) mcp.rejected.push_back("--config");
+    } else if (!mcp.rejected.empty()) {
+      std::cerr << "omgdb: " << mcp.rejected.front() << " is not available yet; use `omgdb serve` for HTTP\n";
+      return 2;
+    }
+    return run_mcp(mcp);
+  }
   if (*serve_cmd) return run_serve(serve);
-  if (*token_new_cmd) return run_token_new();
+  if (*token_new_cmd) return run_token_new(token_name, token_scope);
+  if (*config_check_cmd) return run_config_check(config_file);
+  if (*config_example_cmd) return run_config_example();
+  if (*client_cmd) return run_client_config(client, client_url, config_file);
+  if (*doctor_cmd) return run_doctor(config_file);
   if (*tools_cmd) return run_tools_list(scope, as_json);
   if (*create_cmd) return run_create(path);
   if (*dump_cmd) return run_dump(path);

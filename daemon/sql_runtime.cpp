@@ -1,11 +1,9 @@
 #include "daemon/sql_runtime.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <thread>
 
 #include "common/log.hpp"
-#include "tools/sql_tools.hpp"
 
 namespace omgdb::daemon {
 
@@ -34,22 +32,6 @@ std::size_t workers_for(std::size_t configured, const sql::service* sql) {
   std::size_t base = configured != 0 ? configured : std::max<std::size_t>(2, std::thread::hardware_concurrency());
   if (sql && !sql->empty()) base += max_pending_approvals;
   return base;
-}
-
-std::vector<mcp::tool> with_sql_tools(std::vector<mcp::tool> base, const std::shared_ptr<sql::service>& sql) {
-  for (auto& t : tools::sql_tools(sql)) base.push_back(std::move(t));
-  return base;
-}
-
-std::optional<config::settings> load_settings(const std::string& file) {
-  std::optional<std::filesystem::path> explicit_file;
-  if (!file.empty()) explicit_file = std::filesystem::path(file);
-  auto s = config::resolve(explicit_file);
-  if (!s) {
-    std::cerr << "omgdb: " << s.error().message << "\n";
-    return std::nullopt;
-  }
-  return std::move(*s);
 }
 
 }  // namespace omgdb::daemon

@@ -4,12 +4,8 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
-#include <string>
-#include <vector>
 
 #include "config/config.hpp"
-#include "mcp/tool.hpp"
 #include "sql/service.hpp"
 
 namespace omgdb::daemon {
@@ -27,12 +23,5 @@ std::shared_ptr<sql::service> make_sql_service(const config::settings& s, bool s
 // The worker threads to start: `configured` (0: one per core, at least 2) plus room for the
 // pending approvals when SQL connections exist.
 std::size_t workers_for(std::size_t configured, const sql::service* sql);
-
-// `base` followed by the SQL tools (none when `sql` has no connection).
-std::vector<mcp::tool> with_sql_tools(std::vector<mcp::tool> base, const std::shared_ptr<sql::service>& sql);
-
-// The settings from `file` (or the usual search when ""); prints the error and returns
-// nullopt when they cannot be loaded.
-std::optional<config::settings> load_settings(const std::string& file);
 
 }  // namespace omgdb::daemon

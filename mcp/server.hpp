@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,12 +16,24 @@
 
 namespace omgdb::mcp {
 
+// One finished tools/call, for the per-call log line and metrics. Never carries arguments.
+struct call_event {
+  std::string_view tool;
+  std::string_view request_id;  // the JSON-RPC id, serialized
+  std::string_view session;     // the transport's label for the session ("stdio", a short id)
+  double milliseconds = 0;
+  bool is_error = false;
+  bool cancelled = false;
+};
+
 struct server_options {
   auth::scope scope = auth::scope::read_write;  // the server's ceiling (--scope)
   std::size_t max_result_bytes = 1 << 20;        // per tool result (--max-result-bytes)
   std::size_t workers = 0;                       // 0: one per core, at least 2
   std::size_t max_queue = 256;                   // tool calls waiting for a worker
   std::string version = OMGDB_VERSION;
+  // Called on a worker thread after every tools/call (thread-safe observers only).
+  std::function<void(const call_event&)> on_call;
 };
 
 class server {

@@ -256,8 +256,11 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
   } catch (...) {
     r = tool_result::failure("internal error in `" + call->target->name + "`");
   }
-  if (call->cancelled) return finish_call(call, std::string());
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
+  if (const auto& observe = server_.options().on_call) {
+    observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
+  }
+  if (call->cancelled) return finish_call(call, std::string());
   ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
                                 (r.is_error ? " (error)" : ""));
   bj::object envelope{{"jsonrpc", "2.0"}, {"id", call->id}, {"result", text_result(r)}};

@@ -65,6 +65,8 @@ class session : public std::enable_shared_from_this<session> {
   void wait_idle();
 
   auth::scope ceiling() const noexcept { return ceiling_; }
+  // How logs and metrics name this session (set by the transport before the first message).
+  void set_label(std::string label) { label_ = std::move(label); }
   std::string negotiated_version() const;
   bool initialized() const noexcept { return initialized_.load(); }
 
@@ -90,6 +92,7 @@ class session : public std::enable_shared_from_this<session> {
   std::atomic<bool> client_gone_{false};
   std::string id_;
   std::atomic<int> log_level_;
+  std::string label_ = "-";
 
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;

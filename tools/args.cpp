@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "auth/paths.hpp"
 #include "engine/ejson.hpp"
 
 namespace omgdb::tools {
@@ -75,7 +76,9 @@ mcp::tool make_tool(std::shared_ptr<engine::store_registry> stores, std::string 
 result<std::shared_ptr<engine::store>> open_store(engine::store_registry& stores, const bj::object& args) {
   auto path = required_string(args, "path");
   if (!path) return std::move(path).error();
-  return stores.open(*path);
+  auto confined = auth::confine_store_path(*path);  // `[stores] roots` under `omgdb serve`
+  if (!confined) return std::move(confined).error();
+  return stores.open(*confined);
 }
 
 }  // namespace omgdb::tools

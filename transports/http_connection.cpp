@@ -209,6 +209,31 @@ asio::awaitable<bool> stream_out(connection& c, server_context& ctx, exchange ex
   co_return !dropped && chunked && keep_alive && !ctx.stopping;
 }
 
+// `/healthz` and `/metrics`, once screen_ops has let the request through.
+http_reply ops_reply(server_context& ctx, ops_endpoint which, bool head) {
+  http_reply r;
+  r.status = 200;
+  if (which == ops_endpoint::healthz) {
+    r.set("Content-Type", "text/plain; charset=utf-8");
+    r.body = ctx.stopping ? "stopping\n" : "ok\n";
+  } else {
+    r.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    auto gauge = [&r](std::string_view name, std::string_view help, std::size_t value) {
+      r.body += "# HELP " + std::string(name) + " " + std::string(help) + "\n# TYPE " + std::string(name) + " gauge\n" +
+                std::string(name) + " " + std::to_string(value) + "\n";
+    };
+    gauge("omgdb_http_sessions", "Live HTTP sessions.", ctx.sessions.live_count());
+    gauge("omgdb_http_sessions_stored", "HTTP sessions known, live or kept from the last run.", ctx.sessions.size());
+    gauge("omgdb_http_connections", "Open HTTP connections.", ctx.live.size());
+    gauge("omgdb_sse_streams", "Open GET (server-to-client) SSE streams.", ctx.sessions.open_get_streams());
+    gauge("omgdb_worker_queue_depth", "Tool calls waiting for a worker thread.", ctx.sessions.queued_calls());
+    if (ctx.options.metrics_text) r.body += ctx.options.metrics_text();
+  }
+  r.set("Cache-Control", "no-store");
+  if (head) r.body.clear();
+  return r;
+}
+
 asio::awaitable<bool> respond(connection& c, server_context& ctx, parser_type& parser, const request_view& view) {
   unsigned version = parser.get().version();
   exchange ex;
@@ -249,11 +274,16 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
     request_view view = view_of(parser);
     unsigned version = parser.get().version();
     std::optional<http_reply> early;
-    if (duplicated_security_header(parser)) {
+    if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !duplicated_security_header(parser)) {
+      early = screen_ops(view, ctx->gate, which);
+      if (!early) early = ops_reply(*ctx, which, view.method == "HEAD");
+      if (view.has_body()) early->close = true;
+    } else if (duplicated_security_header(parser)) {
       early = json_error(400, -32000, "Bad Request: a security header is repeated");
       early->close = true;
     } else {
       early = screen(view, ctx->gate);
+      if (!early) note_credential(view, ctx->gate);
     }
     if (early) {
       log::debug(view.method + " " + std::string(path_of(view.target)) + " -> " + std::to_string(early->status));

@@ -25,12 +25,12 @@ struct connection;
 // What the listener and every connection share. Lives as long as the last coroutine that
 // holds it; touched only on the event-loop thread.
 struct server_context {
-  server_context(const http_options& opts, gate_policy gate_policy, mcp::server& srv, auth::scope ceiling,
+  server_context(http_options opts, gate_policy gate_policy, mcp::server& srv, auth::scope ceiling,
                  table_options table_opts, session_table::post_fn post)
-      : options(opts), gate(std::move(gate_policy)),
+      : options(std::move(opts)), gate(std::move(gate_policy)),
         sessions(srv, ceiling, std::move(table_opts), std::move(post)) {}
 
-  const http_options& options;
+  http_options options;  // a copy: SIGHUP changes its limits
   gate_policy gate;
   session_table sessions;
   bool stopping = false;

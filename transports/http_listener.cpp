@@ -1,5 +1,7 @@
 // The HTTP transport's event loop: binds the loopback address, accepts connections, expires
 // idle sessions, and shuts down gracefully on SIGTERM/SIGINT.
+#include <sys/socket.h>
+
 #include <csignal>
 #include <memory>
 
@@ -31,9 +33,47 @@ struct loop_state {
   tcp::acceptor acceptor;
   asio::steady_timer sweep;
   asio::signal_set signals;
+  asio::signal_set hangup;
+  asio::steady_timer heartbeat;
 
-  explicit loop_state(asio::io_context& ioc) : acceptor(ioc), sweep(ioc), signals(ioc, SIGTERM, SIGINT) {}
+  explicit loop_state(asio::io_context& ioc)
+      : acceptor(ioc), sweep(ioc), signals(ioc, SIGTERM, SIGINT), hangup(ioc, SIGHUP), heartbeat(ioc) {}
 };
+
+// SIGHUP: ask the daemon for new settings and apply them between requests (the loop thread
+// owns everything touched here). Sessions and connections are kept.
+void wait_for_hangup(loop_state& st) {
+  st.hangup.async_wait([&st](const boost::system::error_code& e, int) {
+    if (e || st.ctx->stopping) return;
+    auto& ctx = *st.ctx;
+    if (auto next = ctx.options.on_reload ? ctx.options.on_reload() : std::nullopt) {
+      ctx.gate.tokens = std::move(next->tokens);
+      ctx.gate.origins.allowed_origins = next->allow_origins;
+      ctx.gate.origins.allowed_hosts = next->allow_hosts;
+      ctx.gate.max_body_bytes = next->max_body_bytes;
+      ctx.options.allow_origins = std::move(next->allow_origins);
+      ctx.options.allow_hosts = std::move(next->allow_hosts);
+      ctx.options.max_body_bytes = next->max_body_bytes;
+      ctx.options.max_connections = next->max_connections;
+      ctx.options.max_sessions = next->max_sessions;
+      ctx.options.session_idle = next->session_idle;
+      ctx.options.sse_keepalive = next->sse_keepalive;
+      ctx.sessions.set_limits(next->max_sessions,
+                              std::chrono::duration_cast<std::chrono::milliseconds>(next->session_idle).count());
+    }
+    wait_for_hangup(st);
+  });
+}
+
+asio::awaitable<void> heartbeat_loop(loop_state& st) {
+  auto ctx = st.ctx;
+  while (!ctx->stopping) {
+    st.heartbeat.expires_after(ctx->options.heartbeat_interval);
+    auto [ec] = co_await st.heartbeat.async_wait(nothrow);
+    if (ec || ctx->stopping) break;
+    ctx->options.on_heartbeat();
+  }
+}
 
 asio::awaitable<void> accept_loop(loop_state& st) {
   auto ctx = st.ctx;
@@ -71,9 +111,12 @@ asio::awaitable<void> sweep_loop(loop_state& st) {
 asio::awaitable<void> shut_down(loop_state& st, asio::io_context& ioc) {
   auto ctx = st.ctx;
   ctx->stopping = true;
+  if (ctx->options.on_stopping) ctx->options.on_stopping();
   boost::system::error_code ignored;
   st.acceptor.close(ignored);
   st.sweep.cancel();
+  st.heartbeat.cancel();
+  st.hangup.cancel(ignored);
   ctx->close_idle_connections();
   ctx->sessions.end_get_streams();
   asio::steady_timer wait(ioc);
@@ -98,7 +141,7 @@ asio::awaitable<void> shut_down(loop_state& st, asio::io_context& ioc) {
 
 int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options) {
   std::signal(SIGPIPE, SIG_IGN);
-  if (!auth::is_loopback_host(options.host)) {
+  if (options.listen_fd < 0 && !options.container_any_address && !auth::is_loopback_host(options.host)) {
     log::error("refusing to listen on " + options.host + ": only loopback addresses are allowed (TLS is not available yet)");
     return 1;
   }
@@ -110,11 +153,29 @@ int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options)
     return 1;
   }
   loop_state st(ioc);
-  tcp::endpoint endpoint(address, options.port);
-  st.acceptor.open(endpoint.protocol(), ec);
-  if (!ec) st.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) st.acceptor.bind(endpoint, ec);
-  if (!ec) st.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (options.listen_fd >= 0) {
+    // Socket activation: the socket is bound already; it must be a loopback TCP socket.
+    sockaddr_storage sa{};
+    socklen_t len = sizeof sa;
+    if (::getsockname(options.listen_fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0 ||
+        (sa.ss_family != AF_INET && sa.ss_family != AF_INET6)) {
+      log::error("the socket passed by systemd (LISTEN_FDS) is not a TCP socket");
+      return 1;
+    }
+    st.acceptor.assign(sa.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), options.listen_fd, ec);
+    if (!ec) address = st.acceptor.local_endpoint(ec).address();
+    if (!ec && !address.is_loopback()) {
+      log::error("the socket passed by systemd listens on " + address.to_string() +
+                 ", not a loopback address; use ListenStream=127.0.0.1:PORT");
+      return 1;
+    }
+  } else {
+    tcp::endpoint endpoint(address, options.port);
+    st.acceptor.open(endpoint.protocol(), ec);
+    if (!ec) st.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) st.acceptor.bind(endpoint, ec);
+    if (!ec) st.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  }
   if (ec) {
     log::error("cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message());
     return 1;
@@ -126,7 +187,7 @@ int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options)
   gate.origins.port = port;
   gate.origins.allowed_origins = options.allow_origins;
   gate.origins.allowed_hosts = options.allow_hosts;
-  gate.tokens = options.token.empty() ? auth::token_verifier() : auth::token_verifier(options.token);
+  gate.tokens = options.tokens;
   gate.no_auth = options.no_auth;
   gate.max_body_bytes = options.max_body_bytes;
   http::table_options table;
@@ -149,6 +210,10 @@ int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options)
   });
   asio::co_spawn(ioc, accept_loop(st), asio::detached);
   asio::co_spawn(ioc, sweep_loop(st), asio::detached);
+  if (st.ctx->options.heartbeat_interval.count() > 0 && st.ctx->options.on_heartbeat) {
+    asio::co_spawn(ioc, heartbeat_loop(st), asio::detached);
+  }
+  wait_for_hangup(st);
   ioc.run();
 
   st.ctx->sessions.close_all();

@@ -146,6 +146,51 @@ void add_cors(http_reply& reply, const request_view& req) {
   reply.set("Vary", "Origin");
 }
 
+ops_endpoint ops_endpoint_of(const request_view& req) noexcept {
+  auto path = path_of(req.target);
+  if (path == "/healthz") return ops_endpoint::healthz;
+  if (path == "/metrics") return ops_endpoint::metrics;
+  return ops_endpoint::none;
+}
+
+std::optional<http_reply> screen_ops(const request_view& req, const gate_policy& policy, ops_endpoint which) {
+  auto finish = [&](http_reply r) {
+    if (req.has_body()) r.close = true;
+    return r;
+  };
+  if (!req.host) return finish(json_error(400, -32000, "Bad Request: the Host header is required"));
+  if (!policy.origins.host_allowed(*req.host)) return finish(json_error(403, -32000, "Forbidden: Host is not allowed"));
+  if (!policy.origins.origin_allowed(req.origin)) return finish(json_error(403, -32000, "Forbidden: Origin is not allowed"));
+  if (req.method != "GET" && req.method != "HEAD") {
+    http_reply r = json_error(405, -32000, "Method Not Allowed: use GET");
+    r.set("Allow", "GET, HEAD");
+    r.close = req.method == "HEAD" || req.has_body();
+    return r;
+  }
+  if (which == ops_endpoint::metrics && !policy.no_auth) {
+    if (query_carries_credential(req.target)) {
+      return finish(json_error(400, -32000, "Bad Request: credentials are not accepted in the URL"));
+    }
+    auto cred = policy.tokens.judge(req.authorization ? std::optional<std::string_view>(*req.authorization)
+                                                      : std::nullopt).cred;
+    if (cred != auth::credential::valid) {
+      bool wrong = cred == auth::credential::wrong;
+      http_reply r = json_error(401, -32000, wrong ? "Unauthorized: the bearer token is not valid"
+                                                   : "Unauthorized: send `Authorization: Bearer <token>`");
+      r.set("WWW-Authenticate", wrong ? R"(Bearer realm="omgdb", error="invalid_token")" : R"(Bearer realm="omgdb")");
+      return finish(std::move(r));
+    }
+  }
+  return std::nullopt;
+}
+
+void note_credential(request_view& req, const gate_policy& policy) {
+  if (policy.no_auth) return;
+  auto v = policy.tokens.judge(req.authorization ? std::optional<std::string_view>(*req.authorization) : std::nullopt);
+  req.token_name = std::string(v.name);
+  req.granted = v.ceiling;
+}
+
 std::optional<http_reply> screen(const request_view& req, const gate_policy& policy) {
   auto finish = [&](http_reply r) {
     add_cors(r, req);
@@ -190,7 +235,7 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
   }
   if (!policy.no_auth) {
     auto cred = policy.tokens.judge(req.authorization ? std::optional<std::string_view>(*req.authorization)
-                                                      : std::nullopt);
+                                                      : std::nullopt).cred;
     if (cred != auth::credential::valid) {
       bool wrong = cred == auth::credential::wrong;
       http_reply r = json_error(401, -32000, wrong ? "Unauthorized: the bearer token is not valid"

@@ -14,7 +14,9 @@
 #include <boost/json/value.hpp>
 
 #include "auth/origin.hpp"
+#include "auth/scope.hpp"
 #include "auth/token.hpp"
+#include "auth/token_set.hpp"
 
 namespace omgdb::transports::http {
 
@@ -26,6 +28,10 @@ struct request_view {
   std::optional<std::uint64_t> content_length;
   bool chunked = false;
   bool keep_alive = true;
+  // Set by `note_credential` once the gate has passed: the token's name and scope ceiling
+  // ("" and dangerous without auth, so that the server's ceiling alone applies).
+  std::string token_name;
+  auth::scope granted = auth::scope::dangerous;
 
   bool has_body() const noexcept { return chunked || (content_length && *content_length > 0); }
 };
@@ -74,7 +80,7 @@ void add_sse_headers(http_reply& reply);
 struct gate_policy {
   std::string path = "/mcp";
   auth::origin_policy origins;
-  auth::token_verifier tokens;
+  auth::token_set tokens;
   bool no_auth = false;
   std::uint64_t max_body_bytes = 4u << 20;
 };
@@ -84,6 +90,17 @@ struct gate_policy {
 // bearer token (401), body size by Content-Length (413), POST Content-Type (415),
 // MCP-Protocol-Version (400). Returns the reply to send, or nullopt to go on.
 std::optional<http_reply> screen(const request_view& req, const gate_policy& policy);
+
+// The operational endpoints beside the MCP path: `/healthz` (liveness, no token) and
+// `/metrics` (Prometheus text, behind the token). Both pass the Host and Origin checks and
+// answer GET (and HEAD) only.
+enum class ops_endpoint { none, healthz, metrics };
+ops_endpoint ops_endpoint_of(const request_view& req) noexcept;
+// The refusal for an ops request, or nullopt when it may be answered.
+std::optional<http_reply> screen_ops(const request_view& req, const gate_policy& policy, ops_endpoint which);
+
+// Records which token the request carries (after `screen` accepted it).
+void note_credential(request_view& req, const gate_policy& policy);
 
 // CORS headers for a response to an allowed cross-origin request (no-op without Origin).
 void add_cors(http_reply& reply, const request_view& req);

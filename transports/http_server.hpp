@@ -22,17 +22,32 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "auth/scope.hpp"
+#include "auth/token_set.hpp"
 #include "mcp/server.hpp"
 
 namespace omgdb::transports {
+
+// What SIGHUP may change without dropping sessions or connections.
+struct http_reloadable {
+  auth::token_set tokens;
+  std::vector<std::string> allow_origins;
+  std::vector<std::string> allow_hosts;
+  std::size_t max_body_bytes = 4u << 20;
+  std::size_t max_connections = 256;
+  std::size_t max_sessions = 64;
+  std::chrono::seconds session_idle{15 * 60};
+  std::chrono::seconds sse_keepalive{15};
+};
 
 struct http_options {
   std::string host = "127.0.0.1";  // must be a loopback address (checked by run_http)
   std::uint16_t port = 41922;      // 0: the OS picks one
   std::string path = "/mcp";
   bool no_auth = false;                    // --no-auth: loopback test runs only
-  std::string token;                       // the bearer token (empty only with no_auth)
+  auth::token_set tokens;                  // accepted bearer tokens (empty only with no_auth)
   std::vector<std::string> allow_origins;  // --allow-origin, beyond the loopback origins
   std::vector<std::string> allow_hosts;    // --allow-host, beyond the loopback names
   std::string state_dir;                   // session records; "" keeps them in memory only
@@ -49,6 +64,25 @@ struct http_options {
   std::chrono::seconds shutdown_deadline{10};  // SIGTERM: in-flight calls get this long
   std::size_t event_log_events = 1024;         // per session, for Last-Event-ID replay
   std::size_t event_log_bytes = 4u << 20;      // per session
+
+  // Socket activation: an already bound and listening TCP socket to accept on (LISTEN_FDS);
+  // -1 binds host:port instead.
+  int listen_fd = -1;
+  // The container image only (OMGDB_CONTAINER=1): bind a non-loopback `host` of the
+  // container's own network namespace; the host publishes the port on its loopback.
+  bool container_any_address = false;
+  // SIGHUP: returns the new settings, or nullopt to keep the current ones (the callback logs
+  // why). Without a callback SIGHUP is ignored.
+  std::function<std::optional<http_reloadable>()> on_reload;
+  // Called every `heartbeat_interval` from the event loop (systemd's watchdog); 0: never.
+  std::chrono::milliseconds heartbeat_interval{0};
+  std::function<void()> on_heartbeat;
+  // Called when SIGTERM/SIGINT starts the shutdown.
+  std::function<void()> on_stopping;
+
+  // `GET /metrics` (behind the token): text appended after the transport's own gauges
+  // (sessions, connections, SSE streams, worker queue). `GET /healthz` needs no token.
+  std::function<std::string()> metrics_text;
 
   // Called once the socket is bound (with the actual port), before serving.
   std::function<void(const std::string& url)> on_listening;

@@ -107,6 +107,7 @@ class http_session {
   // DELETE, expiry, shutdown deadline: every open response ends; a POST still waiting gets
   // a JSON-RPC error carrying `reason`.
   void end_all(std::string_view reason);
+  bool has_get_stream() const noexcept { return static_cast<bool>(get_); }
   bool busy() const noexcept { return !pending_.empty() || static_cast<bool>(get_); }
 
   std::uint64_t next_event_id() const noexcept { return next_event_; }
@@ -119,6 +120,8 @@ class http_session {
   std::int64_t last_used_ms = 0;
   std::string log_level;  // last logging/setLevel, replayed on restore
   std::string version;    // protocol version negotiated by initialize
+  std::string token_name;  // the bearer token that created it; only that token may use it
+  auth::scope granted = auth::scope::read;  // server ceiling ∧ the token's scope
 
  private:
   void to_get_stream(std::string message, bool response);

@@ -59,14 +59,15 @@ void session_table::start_dispatcher(const std::shared_ptr<http_session>& hs) {
   std::weak_ptr<http_session> weak = hs;
   post_fn post = post_;
   hs->attach(std::make_shared<mcp::session>(
-      server_, ceiling_, [weak, post](std::string message, std::string_view related) {
+      server_, hs->granted, [weak, post](std::string message, std::string_view related) {
         post([weak, message = std::move(message), related = std::string(related)]() mutable {
           if (auto s = weak.lock()) s->dispatch(std::move(message), related);
         });
       }));
+  hs->mcp().set_label(hs->id().substr(0, 8));
 }
 
-std::shared_ptr<http_session> session_table::create(http_reply& refusal) {
+std::shared_ptr<http_session> session_table::create(const request_view& req, http_reply& refusal) {
   if (size() >= options_.max_sessions) expire_idle();
   if (size() >= options_.max_sessions) {
     refusal = json_error(503, -32000,
@@ -84,9 +85,13 @@ std::shared_ptr<http_session> session_table::create(http_reply& refusal) {
   std::int64_t t = now_();
   auto hs = std::make_shared<http_session>(*id, options_.limits, static_cast<std::uint64_t>(t) * 1000);
   hs->created_ms = hs->last_used_ms = t;
+  hs->token_name = req.token_name;
+  hs->granted = auth::intersect(ceiling_, req.granted);
   start_dispatcher(hs);
   live_.emplace(*id, hs);
-  log::info("HTTP session " + short_id(*id) + " started (" + std::to_string(live_.size()) + " live)");
+  log::info("HTTP session " + short_id(*id) + " started at scope " + std::string(auth::to_string(hs->granted)) +
+            (hs->token_name.empty() ? std::string() : " for token " + hs->token_name) + " (" +
+            std::to_string(live_.size()) + " live)");
   return hs;
 }
 
@@ -97,6 +102,9 @@ std::shared_ptr<http_session> session_table::revive(const session_record& rec) {
   hs->last_used_ms = rec.last_used_ms;
   hs->version = rec.version;
   hs->log_level = rec.log_level;
+  hs->token_name = rec.token_name;
+  auto recorded = auth::parse_scope(rec.scope);
+  hs->granted = recorded ? auth::intersect(ceiling_, *recorded) : ceiling_;
   start_dispatcher(hs);
   // Replay the set-up of the session; the replies (tagged restore_key) are dropped.
   std::string init = R"({"jsonrpc":"2.0","id":"omgdb:restore","method":"initialize","params":{)";
@@ -123,11 +131,18 @@ std::shared_ptr<http_session> session_table::lookup(const request_view& req, htt
     refusal = json_error(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize first)");
     return nullptr;
   }
-  if (auto it = live_.find(*req.session_id); it != live_.end()) return it->second;
-  if (auto d = dormant_.find(*req.session_id); d != dormant_.end()) {
-    session_record rec = d->second;
-    dormant_.erase(d);
-    return revive(rec);
+  // A session belongs to the token that created it, at the scope it had then: another token
+  // (or the same name with a changed scope after a reload) does not find it.
+  auth::scope wanted = auth::intersect(ceiling_, req.granted);
+  if (auto it = live_.find(*req.session_id); it != live_.end()) {
+    if (it->second->token_name == req.token_name && it->second->granted == wanted) return it->second;
+  } else if (auto d = dormant_.find(*req.session_id); d != dormant_.end()) {
+    auto recorded = auth::parse_scope(d->second.scope);
+    if (d->second.token_name == req.token_name && (!recorded || auth::intersect(ceiling_, *recorded) == wanted)) {
+      session_record rec = d->second;
+      dormant_.erase(d);
+      return revive(rec);
+    }
   }
   refusal = json_error(404, -32001, "Session not found");
   return nullptr;
@@ -169,7 +184,7 @@ exchange session_table::handle_post(const request_view& req, std::string_view bo
   bool is_request = has_method && has_id;
 
   http_reply refusal;
-  auto hs = is_request && method == "initialize" ? create(refusal) : lookup(req, refusal);
+  auto hs = is_request && method == "initialize" ? create(req, refusal) : lookup(req, refusal);
   if (!hs) {
     ex.reply = std::move(refusal);
     return ex;
@@ -313,6 +328,8 @@ session_record session_table::record_of(http_session& hs) const {
   r.initialized = hs.mcp().initialized();
   r.log_level = hs.log_level;
   r.next_event = hs.next_event_id();
+  r.token_name = hs.token_name;
+  r.scope = std::string(auth::to_string(hs.granted));
   return r;
 }
 

@@ -66,11 +66,23 @@ class session_table {
   // After the event loop has stopped: saves the records, waits for cancelled calls to
   // return, and drops every dispatcher (so none of them posts to the loop afterwards).
   void close_all();
+  // SIGHUP: new limits for sessions created or expired from now on.
+  void set_limits(std::size_t max_sessions, std::int64_t idle_ms) {
+    options_.max_sessions = max_sessions;
+    options_.idle_ms = idle_ms;
+  }
+  std::size_t live_count() const noexcept { return live_.size(); }
+  std::size_t open_get_streams() const noexcept {
+    std::size_t n = 0;
+    for (const auto& [id, hs] : live_) n += hs->has_get_stream() ? 1 : 0;
+    return n;
+  }
+  std::size_t queued_calls() const { return server_.pool().queued(); }
   std::size_t size() const noexcept { return live_.size() + dormant_.size(); }
 
  private:
   std::shared_ptr<http_session> lookup(const request_view& req, http_reply& refusal);
-  std::shared_ptr<http_session> create(http_reply& refusal);
+  std::shared_ptr<http_session> create(const request_view& req, http_reply& refusal);
   std::shared_ptr<http_session> revive(const session_record& rec);
   void start_dispatcher(const std::shared_ptr<http_session>& hs);
   void remove(const std::string& id, std::string_view reason);

@@ -84,6 +84,8 @@ result<std::vector<session_record>> load_records(const std::string& dir) {
     auto init = o.find("initialized");
     r.initialized = init != o.end() && init->value().is_bool() && init->value().get_bool();
     r.next_event = static_cast<std::uint64_t>(int_of(o, "next_event"));
+    r.token_name = text_of(o, "token");
+    r.scope = text_of(o, "scope");
     out.push_back(std::move(r));
   }
   return out;
@@ -99,7 +101,9 @@ status save_records(const std::string& dir, const std::vector<session_record>& r
                               {"version", r.version},
                               {"initialized", r.initialized},
                               {"log_level", r.log_level},
-                              {"next_event", static_cast<std::int64_t>(r.next_event)}});
+                              {"next_event", static_cast<std::int64_t>(r.next_event)},
+                              {"token", r.token_name},
+                              {"scope", r.scope}});
   }
   std::string text = json::serialize(bj::object{{"format", 1}, {"sessions", std::move(list)}});
   text.push_back('\n');

@@ -23,6 +23,8 @@ struct session_record {
   bool initialized = false;       // notifications/initialized was received
   std::string log_level;          // last logging/setLevel ("" = default)
   std::uint64_t next_event = 0;   // SSE ids continue above this after a restart
+  std::string token_name;         // the token that created the session ("" without auth)
+  std::string scope;              // the session's ceiling ("" in records of older versions)
 };
 
 // $XDG_STATE_HOME/omgdb, else $HOME/.local/state/omgdb, else "" (no persistence).

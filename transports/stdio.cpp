@@ -63,6 +63,7 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
   auto writer = std::make_shared<line_writer>(options.out_fd);
   auto sess = std::make_shared<mcp::session>(
       srv, ceiling, [writer](std::string message, std::string_view) { writer->write_line(std::move(message)); });
+  sess->set_label("stdio");
 
   bool interrupted = false;
   asio::signal_set signals(ioc, SIGTERM, SIGINT);

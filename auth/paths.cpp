@@ -1,0 +1,79 @@
+// omgdb auth — store path confinement under the configured store roots.
+#include "auth/paths.hpp"
+
+#include <mutex>
+#include <system_error>
+
+namespace omgdb::auth {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::mutex roots_mu;
+std::vector<fs::path>& roots_ref() {
+  static std::vector<fs::path> roots;
+  return roots;
+}
+
+// True when `p` is `root` or lies below it (component-wise, both absolute and normal).
+bool inside(const fs::path& p, const fs::path& root) {
+  auto r = root.begin(), re = root.end();
+  auto i = p.begin(), ie = p.end();
+  for (; r != re; ++r, ++i) {
+    if (r->empty()) continue;  // a trailing separator gives an empty last element
+    if (i == ie || *i != *r) return false;
+  }
+  return true;
+}
+
+fs::path resolved(const fs::path& p) {
+  std::error_code ec;
+  fs::path out = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal() : out;
+}
+
+std::string list_of(const std::vector<fs::path>& roots) {
+  std::string out;
+  for (const auto& r : roots) out += (out.empty() ? "" : ", ") + r.string();
+  return out;
+}
+
+}  // namespace
+
+result<std::string> confine_path(std::string_view requested, const std::vector<fs::path>& roots) {
+  if (roots.empty()) return std::string(requested);
+  if (requested.empty()) return make_error("argument `path` must not be empty");
+  if (requested.find('\0') != std::string_view::npos) return make_error("argument `path` must not contain a NUL byte");
+  fs::path asked{std::string(requested)};
+  for (const auto& part : asked) {
+    if (part == "..") {
+      return make_error("store path `" + std::string(requested) + "` must not contain `..`; stores live under " +
+                        list_of(roots));
+    }
+  }
+  fs::path candidate = asked.is_absolute() ? asked : roots.front() / asked;
+  fs::path real = resolved(candidate);
+  for (const auto& root : roots) {
+    if (inside(real, resolved(root))) return real.string();
+  }
+  return make_error("store path `" + std::string(requested) + "` is outside the store roots" +
+                    (real != candidate.lexically_normal() ? " (after following symlinks)" : std::string()) +
+                    "; stores live under " + list_of(roots) + " (a relative path is taken from " +
+                    roots.front().string() + ")");
+}
+
+void set_store_roots(std::vector<fs::path> roots) {
+  std::lock_guard lock(roots_mu);
+  roots_ref() = std::move(roots);
+}
+
+std::vector<fs::path> store_roots() {
+  std::lock_guard lock(roots_mu);
+  return roots_ref();
+}
+
+result<std::string> confine_store_path(std::string_view requested) {
+  return confine_path(requested, store_roots());
+}
+
+}  // namespace omgdb::auth

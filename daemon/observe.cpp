@@ -1,0 +1,96 @@
+// omgdb daemon — per-call log lines and per-tool Prometheus metrics.
+#include "daemon/observe.hpp"
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <mutex>
+
+#include "daemon/logging.hpp"
+
+namespace omgdb::daemon {
+namespace {
+
+// Histogram bucket bounds in seconds.
+constexpr std::array<double, 11> bounds{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 1, 5, 30};
+
+struct tool_stats {
+  std::uint64_t calls = 0, errors = 0, cancelled = 0;
+  std::array<std::uint64_t, bounds.size()> buckets{};  // not cumulative; summed when rendered
+  double seconds = 0;
+};
+
+std::mutex stats_mu;
+std::map<std::string, tool_stats, std::less<>>& stats() {
+  static std::map<std::string, tool_stats, std::less<>> s;
+  return s;
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+void record_call(const mcp::call_event& e) {
+  double secs = e.milliseconds / 1000.0;
+  std::lock_guard lock(stats_mu);
+  auto it = stats().find(e.tool);
+  if (it == stats().end()) it = stats().emplace(std::string(e.tool), tool_stats{}).first;
+  tool_stats& t = it->second;
+  ++t.calls;
+  if (e.is_error) ++t.errors;
+  if (e.cancelled) ++t.cancelled;
+  t.seconds += secs;
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    if (secs <= bounds[i]) {
+      ++t.buckets[i];
+      break;
+    }
+  }
+}
+
+void install_observer(mcp::server_options& opts) {
+  opts.on_call = [](const mcp::call_event& e) {
+    record_call(e);
+    std::string outcome = e.cancelled ? "cancelled" : e.is_error ? "error" : "ok";
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.3f", e.milliseconds);
+    log_event(log::level::info, "tool call " + std::string(e.tool) + " " + outcome,
+              {{"REQUEST_ID", std::string(e.request_id)},
+               {"SESSION", std::string(e.session)},
+               {"TOOL", std::string(e.tool)},
+               {"DURATION_MS", ms},
+               {"OUTCOME", outcome}});
+  };
+}
+
+std::string tool_metrics_text() {
+  std::string out =
+      "# HELP omgdb_tool_calls_total Tool calls answered, by tool.\n# TYPE omgdb_tool_calls_total counter\n";
+  std::string errors =
+      "# HELP omgdb_tool_errors_total Tool calls answered with isError, by tool.\n# TYPE omgdb_tool_errors_total counter\n";
+  std::string hist =
+      "# HELP omgdb_tool_call_duration_seconds Time a tool handler ran.\n"
+      "# TYPE omgdb_tool_call_duration_seconds histogram\n";
+  std::lock_guard lock(stats_mu);
+  for (const auto& [name, t] : stats()) {
+    std::string label = "tool=\"" + name + "\"";  // tool names are [A-Za-z0-9_.-]
+    out += "omgdb_tool_calls_total{" + label + "} " + std::to_string(t.calls) + "\n";
+    errors += "omgdb_tool_errors_total{" + label + "} " + std::to_string(t.errors) + "\n";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      cumulative += t.buckets[i];
+      hist += "omgdb_tool_call_duration_seconds_bucket{" + label + ",le=\"" + number(bounds[i]) + "\"} " +
+              std::to_string(cumulative) + "\n";
+    }
+    hist += "omgdb_tool_call_duration_seconds_bucket{" + label + ",le=\"+Inf\"} " + std::to_string(t.calls) + "\n";
+    hist += "omgdb_tool_call_duration_seconds_sum{" + label + "} " + number(t.seconds) + "\n";
+    hist += "omgdb_tool_call_duration_seconds_count{" + label + "} " + std::to_string(t.calls) + "\n";
+  }
+  return out + errors + hist;
+}
+
+}  // namespace omgdb::daemon

@@ -1,0 +1,214 @@
+"""Setting omgdb up from the command line: `config example` and `config check`, the
+standalone mode, `client-config` for each host, and `token new`.
+
+Usage: python3 tests/cli/setup_test.py /path/to/omgdb   (standard library only)
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import unittest
+
+BIN = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else os.environ['OMGDB_BIN']
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SECRET = 'sentinel-secret-token-0123456789'
+INIT = {'jsonrpc': '2.0', 'id': 1, 'method': 'initialize',
+        'params': {'protocolVersion': '2025-06-18', 'capabilities': {}, 'clientInfo': {'name': 't', 'version': '1'}}}
+
+
+def run(*args, env=None, cwd=None, stdin=None):
+    base = {k: v for k, v in os.environ.items() if not k.startswith('OMGDB_')}
+    base.update(env or {})
+    return subprocess.run([BIN, *args], capture_output=True, text=True, env=base, cwd=cwd, input=stdin, timeout=60)
+
+
+def mcp_transcript(args, messages, env=None, cwd=None):
+    text = ''.join(json.dumps(m) + '\n' for m in messages)
+    r = run('mcp', *args, env=env, cwd=cwd, stdin=text)
+    return r, [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+
+
+class ConfigCommands(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='omgdb-setup-')
+        self.env = {'HOME': self.tmp, 'XDG_CONFIG_HOME': os.path.join(self.tmp, 'xdg')}
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, text):
+        path = os.path.join(self.tmp, 'omgdb.toml')
+        with open(path, 'w') as f:
+            f.write(text)
+        return path
+
+    def test_the_example_is_the_committed_file_and_it_checks(self):
+        r = run('config', 'example')
+        self.assertEqual(r.returncode, 0)
+        with open(os.path.join(SRC, 'config', 'omgdb.toml')) as f:
+            self.assertEqual(r.stdout, f.read())
+        r = run('config', 'check', '--config', self.write(r.stdout), env=self.env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('OK', r.stdout)
+
+    def test_a_bad_file_is_reported_with_line_and_column(self):
+        path = self.write('scope = "read"\n[http]\nlisten = "127.0.0.1:1"\nlissten = 2\n')
+        r = run('config', 'check', '--config', path, env=self.env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(path + ':4:1: unknown key `http.lissten`', r.stderr)
+
+    def test_a_missing_environment_variable_is_named(self):
+        path = self.write('[[connections]]\nname = "a"\ndialect = "postgres"\nhost = "h"\nuser = "u"\n'
+                          'password = "${env:OMGDB_TEST_NOT_SET}"\n')
+        r = run('config', 'check', '--config', path, env=self.env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('OMGDB_TEST_NOT_SET is not set', r.stderr)
+
+    def test_the_environment_overrides_the_file_and_the_xdg_file_is_found(self):
+        os.makedirs(os.path.join(self.tmp, 'xdg', 'omgdb'))
+        with open(os.path.join(self.tmp, 'xdg', 'omgdb', 'omgdb.toml'), 'w') as f:
+            f.write('scope = "dangerous"\n')
+        r = run('config', 'check', env=self.env)
+        self.assertIn('scope: dangerous', r.stdout)
+        r = run('config', 'check', env=dict(self.env, OMGDB_SCOPE='read'))
+        self.assertIn('scope: read', r.stdout)
+
+    def test_a_missing_config_file_is_an_error(self):
+        r = run('config', 'check', '--config', os.path.join(self.tmp, 'nope.toml'), env=self.env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('no such config file', r.stderr)
+
+    def test_passwords_are_never_printed_by_config_check(self):
+        path = self.write('[[connections]]\nname = "a"\ndialect = "postgres"\nhost = "h"\nuser = "u"\n'
+                          'password = "${env:OMGDB_TEST_PW}"\n')
+        r = run('config', 'check', '--config', path, env=dict(self.env, OMGDB_TEST_PW=SECRET))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn(SECRET, r.stdout + r.stderr)
+
+
+class Standalone(unittest.TestCase):
+    def test_the_catalogue_is_the_normal_one_and_calls_touch_nothing(self):
+        listing = [INIT, {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+                   {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}]
+        empty = tempfile.mkdtemp(prefix='omgdb-empty-')
+        try:
+            env = {'HOME': empty, 'XDG_CONFIG_HOME': empty, 'XDG_STATE_HOME': empty}
+            _, normal = mcp_transcript(['--scope', 'dangerous'], listing, env=env)
+            os.chmod(empty, 0o555)
+            calls = [{'jsonrpc': '2.0', 'id': 10 + i, 'method': 'tools/call', 'params': {'name': name, 'arguments': args}}
+                     for i, (name, args) in enumerate([
+                         ('insert', {'path': 'x.omgdb', 'collection': 'c', 'document': {'a': 1}}),
+                         ('find', {'path': '/etc', 'collection': 'c'}),
+                         ('drop_collection', {'path': 'x.omgdb', 'collection': 'c'})])]
+            r, alone = mcp_transcript(['--standalone'], listing + calls, env=env, cwd=empty)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(normal[1]['result']['tools'], alone[1]['result']['tools'])
+            for reply in alone[2:]:
+                self.assertTrue(reply['result']['isError'])
+                self.assertIn('unavailable', reply['result']['content'][0]['text'])
+            self.assertEqual(os.listdir(empty), [])
+            r, by_env = mcp_transcript([], listing, env=dict(env, OMGDB_MCP_STANDALONE='1'), cwd=empty)
+            self.assertIn('standalone', r.stderr)
+            self.assertEqual(by_env[1]['result']['tools'], alone[1]['result']['tools'])
+            self.assertEqual(os.listdir(empty), [])
+        finally:
+            os.chmod(empty, 0o755)
+            shutil.rmtree(empty, ignore_errors=True)
+
+    def test_standalone_refuses_http_via_and_a_config(self):
+        for extra in (['--http', '127.0.0.1:0'], ['--via', 'http://127.0.0.1:1/mcp'], ['--config', '/etc/omgdb/x.toml']):
+            r = run('mcp', '--standalone', *extra, stdin='')
+            self.assertEqual(r.returncode, 2, extra)
+            self.assertIn('cannot be combined with ' + extra[0], r.stderr)
+            self.assertEqual(r.stdout, '')
+
+
+class ClientConfig(unittest.TestCase):
+    def test_every_host_gets_a_snippet_in_its_format_without_the_token(self):
+        for client in ('claude-desktop', 'claude-code', 'codex', 'cursor'):
+            for url in (None, 'http://127.0.0.1:41922/mcp'):
+                args = ['client-config', '--client', client] + (['--http', url] if url else [])
+                r = run(*args, env={'OMGDB_HTTP_TOKEN': SECRET})
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertNotIn(SECRET, r.stdout + r.stderr)
+                if client == 'codex':
+                    entry = tomllib.loads(r.stdout)['mcp_servers']['omgdb']
+                else:
+                    entry = json.loads(r.stdout)['mcpServers']['omgdb']
+                if url is None:
+                    self.assertEqual(entry['command'], BIN)
+                    self.assertEqual(entry['args'], ['mcp'])
+                elif client == 'codex':
+                    self.assertEqual(entry['url'], url)
+                    self.assertEqual(entry['bearer_token_env_var'], 'OMGDB_HTTP_TOKEN')
+                elif client == 'claude-desktop':
+                    self.assertIn(url, entry['args'])
+                else:
+                    self.assertEqual(entry['url'], url)
+                    self.assertIn('OMGDB_HTTP_TOKEN', entry['headers']['Authorization'])
+
+    def test_an_unknown_host_or_url_is_refused(self):
+        self.assertNotEqual(run('client-config', '--client', 'vim').returncode, 0)
+        self.assertEqual(run('client-config', '--client', 'cursor', '--http', 'ftp://x').returncode, 2)
+
+
+class Doctor(unittest.TestCase):
+    def test_doctor_names_each_problem_and_its_fix_without_secrets(self):
+        import socket
+        tmp = tempfile.mkdtemp(prefix='omgdb-doctor-')
+        try:
+            busy = socket.socket()
+            busy.bind(('127.0.0.1', 0))
+            busy.listen(1)
+            port = busy.getsockname()[1]
+            closed = socket.socket()
+            closed.bind(('127.0.0.1', 0))
+            dead_port = closed.getsockname()[1]
+            closed.close()
+            lite = os.path.join(tmp, 'ok.sqlite')
+            open(lite, 'w').close()
+            os.makedirs(os.path.join(tmp, 'root'))
+            cfg = os.path.join(tmp, 'omgdb.toml')
+            with open(cfg, 'w') as f:
+                f.write('[stores]\nroots = ["%s", "%s"]\n[http]\nlisten = "127.0.0.1:%d"\n'
+                        '[[connections]]\nname = "pg"\ndialect = "postgres"\nhost = "127.0.0.1"\nport = %d\n'
+                        'user = "u"\npassword = "${env:OMGDB_TEST_PW}"\n'
+                        '[[connections]]\nname = "lite"\ndialect = "sqlite"\nfile = "%s"\n'
+                        % (os.path.join(tmp, 'root'), os.path.join(tmp, 'missing'), port, dead_port, lite))
+            r = run('doctor', '--config', cfg, env={'HOME': tmp, 'OMGDB_TEST_PW': SECRET, 'OMGDB_HTTP_TOKEN': 'aaaaaaaaaaaaaaaa'})
+            busy.close()
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            out = r.stdout
+            self.assertIn('ok    store root ' + os.path.join(tmp, 'root'), out)
+            self.assertIn('FAIL  store root ' + os.path.join(tmp, 'missing') + ' is not a directory', out)
+            self.assertIn('cannot bind 127.0.0.1:%d' % port, out)
+            self.assertIn('FAIL  connection `pg` (postgres): cannot connect to 127.0.0.1:%d' % dead_port, out)
+            self.assertIn('ok    connection `lite` (sqlite)', out)
+            self.assertIn('OMGDB_HTTP_TOKEN is weak', out)
+            self.assertIn('fix:', out)
+            self.assertNotIn(SECRET, out + r.stderr)
+            self.assertNotIn('aaaaaaaaaaaaaaaa', out + r.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class TokenNew(unittest.TestCase):
+    def test_the_config_entry_holds_the_hash_of_the_printed_token(self):
+        r = run('token', 'new', '--name', 'laptop', '--scope', 'read')
+        self.assertEqual(r.returncode, 0)
+        token = r.stdout.strip()
+        self.assertGreaterEqual(len(token), 43)
+        entry = tomllib.loads(r.stderr.split('config file:', 1)[1].split('Clients send', 1)[0])['http']['tokens'][0]
+        self.assertEqual(entry, {'name': 'laptop', 'sha256': hashlib.sha256(token.encode()).hexdigest(), 'scope': 'read'})
+
+    def test_a_bad_name_or_scope_is_refused(self):
+        self.assertEqual(run('token', 'new', '--name', 'a b').returncode, 2)
+        self.assertEqual(run('token', 'new', '--scope', 'root').returncode, 2)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
