@@ -5,6 +5,8 @@ Usage: e2e.py <omgdb binary> <work dir>. PostgreSQL and MariaDB are used when ru
 them (OMGDB_TEST_PG_* / OMGDB_TEST_MARIADB_*) and the binary has their adapters.
 """
 import hashlib
+import http.client
+import signal
 import json
 import os
 import re
@@ -445,6 +447,152 @@ def history_has_no_rows():
     check(rc == 0 and len(out.splitlines()) == 5, "omgdb history prints the newest entries")
 
 
+class Http:
+    """`omgdb serve --no-auth` on a free loopback port, and one MCP session on it."""
+
+    def __init__(self, config):
+        self.p = subprocess.Popen([BIN, "serve", "--no-auth", "--listen", "127.0.0.1:0", "--config", config,
+                                   "--state-dir", f"{WORK}/http-state"], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, text=True)
+        self.port = None
+        for line in self.p.stderr:
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/mcp", line)
+            if m:
+                self.port = int(m.group(1))
+                break
+        threading.Thread(target=lambda: [None for _ in self.p.stderr], daemon=True).start()
+        self.session, self.next_id = None, 0
+        self.session = self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                             "clientInfo": {"name": "e2e", "version": "1"}}})[1]
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def post(self, msg, timeout=60):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        c.request("POST", "/mcp", json.dumps(msg), headers)
+        r = c.getresponse()
+        sid = r.getheader("Mcp-Session-Id")
+        body = r.read().decode()
+        c.close()
+        if "id" not in msg:
+            return None, sid
+        if r.getheader("Content-Type", "").startswith("text/event-stream"):
+            for line in body.splitlines():
+                if line.startswith("data:"):
+                    m = json.loads(line[5:])
+                    if m.get("id") == msg["id"]:
+                        return m, sid
+            return None, sid
+        return (json.loads(body) if body else None), sid
+
+    def call(self, name, args):
+        self.next_id += 1
+        m, _ = self.post({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                          "params": {"name": name, "arguments": args}})
+        if m is None or "result" not in m:
+            return True, json.dumps(m) if m else "no answer", None
+        text = m["result"]["content"][0]["text"]
+        try:
+            return m["result"].get("isError", False), text, json.loads(text)
+        except ValueError:
+            return m["result"].get("isError", False), text, None
+
+    def end_session(self):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        c.request("DELETE", "/mcp", headers={"Mcp-Session-Id": self.session})
+        status = c.getresponse().status
+        c.close()
+        return status
+
+    def stop(self):
+        self.p.send_signal(signal.SIGTERM)
+        try:
+            self.p.wait(20)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def no_starvation(db):
+    """One configured worker: four calls wait for a person, a fifth is refused, reads still answer."""
+    d = db.dialect
+    cfg = write_config(f"{WORK}/one-worker.toml", [db], timeout="30s")
+    with open(cfg) as f:
+        text = f.read()
+    with open(cfg, "w") as f:
+        f.write("workers = 1\n" + text)
+    m = Mcp(cfg)
+    waiting = [m.start("executeSql", {"connection": f"{d}_rw", "sql": f"SELECT {i}"}) for i in range(4)]
+    items = pending(expect=4)
+    check(len(items) == 4, f"{d}: four approvals wait at once ({len(items)})")
+    err, text, _ = m.call("executeSql", {"connection": f"{d}_rw", "sql": "SELECT 5"}, timeout=10)
+    check(err and "already waiting" in text, f"{d}: a fifth is refused with a reason: {text}")
+    started = time.time()
+    err, text, _ = m.call("getActiveConnectionContext", {"connection": f"{d}_ro"}, timeout=10)
+    err2, text2, _ = m.call("executeSql", {"connection": f"{d}_auto", "sql": "SELECT 1"}, timeout=10)
+    check(not err and not err2 and time.time() - started < 5, f"{d}: read tools answer while the approvals wait")
+    for it in items:
+        cli("approvals", "reject", it["id"])
+    for rid in waiting:
+        out = m.outcome(rid, 10)
+        check(out is not None and out[0] and "rejected" in out[1], f"{d}: each waiting call ends rejected")
+    m.close()
+
+
+def http_scenario(db):
+    """The same approvals over `omgdb serve`: approve, session end, read tools while waiting, reload."""
+    d = db.dialect
+    cfg = write_config(f"{WORK}/http.toml", [db], timeout="20s")
+    h = Http(cfg)
+    check(h.port is not None and h.session, "omgdb serve started with SQL connections")
+    err, text, _ = h.call("executeSql", {"connection": f"{d}_auto", "sql": "SELECT count(*) FROM people"})
+    check(not err, f"http: a read runs without a person on approve = writes: {text[:200]}")
+    box = {}
+    t = threading.Thread(target=lambda: box.update(r=h.call("executeSql", {
+        "connection": f"{d}_rw", "sql": "INSERT INTO people VALUES (80,'m80','row-secret-80')"})))
+    t.start()
+    p = pending()
+    started = time.time()
+    err, text, _ = h.call("getActiveConnectionContext", {"connection": f"{d}_ro"})
+    check(not err and time.time() - started < 5, "http: read tools answer while an approval waits")
+    if p:
+        cli("approvals", "approve", p[0]["id"])
+    t.join(30)
+    err, text, r = box.get("r", (True, "no answer", None))
+    check(not err and db.count("id = 80") == 1, f"http: the approved write committed: {text[:200]}")
+
+    fp = db.fingerprint()
+    t = threading.Thread(target=lambda: box.update(r=h.call("executeSql", {
+        "connection": f"{d}_rw", "sql": "INSERT INTO people VALUES (81,'m81','row-secret-81')"})))
+    t.start()
+    p = pending()
+    check(h.end_session() in (200, 202, 204), "http: the client ends its session")
+    check(none_pending(), "http: ending the session withdraws its approval")
+    if p:
+        check(cli("approvals", "approve", p[0]["id"])[0] != 0, "http: a closed session's request cannot be approved")
+    t.join(30)
+    check(db.fingerprint() == fp, "http: the closed session's write did not run")
+
+    with open(cfg) as f:
+        text = f.read()
+    with open(cfg, "w") as f:
+        f.write(text.replace(f'name = "{d}_rw"\nlabel = "{d} read-write"\ndialect = "{d}"\nmcp_access = "read-write"',
+                             f'name = "{d}_rw"\nlabel = "{d} read-write"\ndialect = "{d}"\nmcp_access = "off"'))
+    h.p.send_signal(signal.SIGHUP)
+    time.sleep(1)
+    h2 = Http.__new__(Http)
+    h2.port, h2.session, h2.next_id, h2.p = h.port, None, 0, h.p
+    h2.session = h2.post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                     "clientInfo": {"name": "e2e", "version": "1"}}})[1]
+    err, text, _ = h2.call("getActiveSql", {"connection": f"{d}_rw"})
+    check(err and "not available" in text, f"http: a reloaded `off` applies from the next request: {text}")
+    h.stop()
+
+
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sql", "corpus")
 
 
@@ -558,6 +706,8 @@ if __name__ == "__main__":
         matrix(db)
         approval_paths(db)
         bypass_corpus(db)
+    no_starvation(usable[0])
+    http_scenario(usable[0])
     history_has_no_rows()
     print(f"sql_e2e: {checks} checks, {len(failures)} failed, dialects: {', '.join(d.dialect for d in usable)}")
     sys.exit(1 if failures else 0)
