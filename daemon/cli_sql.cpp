@@ -73,16 +73,21 @@ std::vector<bj::object> all_pending(bool& reached) {
   return out;
 }
 
+long long seconds_left(const bj::object& a) {
+  auto it = a.find("expiresInMs");
+  return it != a.end() && it->value().is_int64() ? it->value().get_int64() / 1000 : 0;
+}
+
 void print_line(const bj::object& a) {
   std::cout << str(a, "id") << "  " << str(a, "kind") << "  " << str(a, "connection") << "  "
-            << (std::stoll("0" + str(a, "expiresInMs")) / 1000) << "s  " << one_line(str(a, "sql"), 70) << "\n";
+            << (seconds_left(a)) << "s  " << one_line(str(a, "sql"), 70) << "\n";
 }
 
 void print_detail(const bj::object& a) {
   std::cout << "approval:   " << str(a, "id") << " (" << str(a, "kind") << ")\n"
             << "connection: " << str(a, "connection") << " (" << str(a, "label") << ", " << str(a, "dialect") << ")\n"
             << "asked by:   session " << str(a, "session") << ", request " << str(a, "request") << "\n"
-            << "expires in: " << (std::stoll("0" + str(a, "expiresInMs")) / 1000) << " s\n";
+            << "expires in: " << (seconds_left(a)) << " s\n";
   if (str(a, "kind") == "edit") {
     std::cout << "rationale:  " << str(a, "rationale") << "\n--- worksheet now\n"
               << str(a, "before") << "\n+++ proposed\n" << str(a, "sql") << "\n";
@@ -172,13 +177,16 @@ int approvals_watch(const sql_cli_args& a) {
   return 0;
 }
 
-// The configured connection names (from --config or the usual search), or an error message.
+// The configured connections (from --config or the usual search), or nullopt after a warning
+// when the config cannot be read here (e.g. a password's ${env:…} is not set in this shell):
+// the name is then saved unchecked — the daemon treats an unknown name as off.
 std::optional<std::vector<config::connection>> connections(const sql_cli_args& a) {
   std::optional<fs::path> file;
   if (!a.config_file.empty()) file = fs::path(a.config_file);
   auto s = config::resolve(file);
   if (!s) {
-    std::cerr << "omgdb: " << s.error().message << "\n";
+    std::cerr << "omgdb: warning: cannot check `" << a.name << "` against the config (" << s.error().message
+              << "); saving it unchecked\n";
     return std::nullopt;
   }
   return s->connections;
@@ -204,16 +212,21 @@ int unknown_connection(const std::string& name, const std::vector<config::connec
 
 int sql_use(const sql_cli_args& a) {
   auto all = connections(a);
-  if (!all) return 2;
-  const auto* c = find(*all, a.name);
-  if (!c) return unknown_connection(a.name, *all);
+  const config::connection* c = all ? find(*all, a.name) : nullptr;
+  if (all && !c) return unknown_connection(a.name, *all);
+  if (!config::valid_name(a.name)) {
+    std::cerr << "omgdb: `" << a.name << "` is not a connection name ([A-Za-z0-9_.-]{1,64})\n";
+    return 2;
+  }
   sql::worksheet_store sheets(sql::default_state_dir());
   if (auto s = sheets.set_active(a.name); !s) {
     std::cerr << "omgdb: " << s.error().message << "\n";
     return 1;
   }
-  std::cout << "active connection: " << a.name << " (mcp_access " << config::to_string(c->access) << ")\n";
-  if (c->access == config::mcp_access::off) {
+  std::cout << "active connection: " << a.name;
+  if (c) std::cout << " (mcp_access " << config::to_string(c->access) << ")";
+  std::cout << "\n";
+  if (c && c->access == config::mcp_access::off) {
     std::cerr << "omgdb: note: its mcp_access is \"off\", so no SQL tool answers for it\n";
   }
   return 0;
@@ -221,8 +234,11 @@ int sql_use(const sql_cli_args& a) {
 
 int sql_edit(const sql_cli_args& a) {
   auto all = connections(a);
-  if (!all) return 2;
-  if (!find(*all, a.name)) return unknown_connection(a.name, *all);
+  if (all && !find(*all, a.name)) return unknown_connection(a.name, *all);
+  if (!config::valid_name(a.name)) {
+    std::cerr << "omgdb: `" << a.name << "` is not a connection name ([A-Za-z0-9_.-]{1,64})\n";
+    return 2;
+  }
   std::string text;
   if (a.file == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());

@@ -237,6 +237,7 @@ def catalogue(cfg_sql):
 
 def every_tool(m, db):
     d = db.dialect
+    check(cli("sql", "use", "no_such_connection", "--config", CFG)[0] != 0, "omgdb sql use refuses an unknown name")
     check(cli("sql", "use", f"{d}_rw", "--config", CFG)[0] == 0, "omgdb sql use")
     check(cli("sql", "edit", f"{d}_rw", "-", "--config", CFG, stdin="SELECT name FROM people")[0] == 0, "omgdb sql edit")
     rc, out, _ = cli("sql", "show", "--json")
