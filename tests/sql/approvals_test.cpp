@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -268,4 +270,30 @@ TEST_CASE("a dead process's socket is cleaned up, not listed") {
   }
   CHECK_FALSE(fs::exists(sock));
   CHECK(sql::admin_sockets(dir.path / "admin").empty());
+}
+
+TEST_CASE("another user's process gets no answer from the admin socket, even when it can reach it") {
+  if (::geteuid() != 0) return;  // needs root to become another user in a child process
+  temp_dir dir;
+  sql::approval_queue q(120s, 4);
+  auto srv = sql::admin_server::start(dir.path / "admin", q);
+  REQUIRE(srv.ok());
+  auto id = q.submit(sample());
+  REQUIRE(id.ok());
+  // Open the directory and the socket to everyone, so that only SO_PEERCRED stands in the way.
+  ::chmod(dir.path.c_str(), 0755);
+  ::chmod((dir.path / "admin").c_str(), 0755);
+  ::chmod((*srv)->socket_path().c_str(), 0666);
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    auto r = sql::admin_request((*srv)->socket_path(), boost::json::object{{"op", "approve"}, {"id", *id}});
+    ::_exit(r.ok() ? 1 : 0);  // no answer is the expected outcome
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(q.show(*id).has_value());  // still pending: the stranger decided nothing
 }
