@@ -28,10 +28,12 @@ class Db:
         else:
             self.port, self.user = os.environ["OMGDB_TEST_MARIADB_PORT"], os.environ["OMGDB_TEST_MARIADB_USER"]
             self.password, self.db = os.environ["OMGDB_TEST_MARIADB_PASSWORD"], os.environ["OMGDB_TEST_MARIADB_DB"]
+        self.run("DROP VIEW IF EXISTS people_names")
         self.run("DROP TABLE IF EXISTS people")
         self.run("CREATE TABLE people (id INTEGER PRIMARY KEY, name VARCHAR(40) NOT NULL, secret VARCHAR(40))")
         self.run("CREATE INDEX people_name ON people (name)")
         self.run("INSERT INTO people VALUES (1,'ana','row-secret-ana'),(2,'bo','row-secret-bo'),(3,'cy',NULL)")
+        self.run("CREATE VIEW people_names AS SELECT name FROM people")
 
     def run(self, sql):
         if self.dialect == "sqlite":
@@ -50,6 +52,16 @@ class Db:
             env = os.environ
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
         return [tuple(line.split("\t" if self.dialect == "mysql" else "|")) for line in out.splitlines() if line]
+
+    def busy(self):
+        """Statements of other sessions still running the endless test query (PostgreSQL, MariaDB)."""
+        if self.dialect == "postgres":
+            q = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%endless%' AND pid <> pg_backend_pid()"
+        elif self.dialect == "mysql":
+            q = "SELECT count(*) FROM information_schema.processlist WHERE info LIKE '%endless%' AND id <> connection_id()"
+        else:
+            return 0
+        return int(self.run(q)[0][0])
 
     def count(self, where="1=1"):
         return int(self.run(f"SELECT count(*) FROM people WHERE {where}")[0][0])
@@ -73,10 +85,10 @@ class Db:
                                    "--triggers", self.db], capture_output=True, text=True, check=True).stdout
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def toml(self, name, access, approve):
+    def toml(self, name, access, approve, timeout="10s"):
         lines = [f'[[connections]]', f'name = "{name}"', f'label = "{self.dialect} {access}"',
                  f'dialect = "{self.dialect}"', f'mcp_access = "{access}"', f'approve = "{approve}"',
-                 'statement_timeout = "10s"']
+                 f'statement_timeout = "{timeout}"']
         if self.dialect == "sqlite":
             lines.append(f'file = "{self.file}"')
         else:
@@ -93,6 +105,7 @@ def write_config(path, dbs, approvals=True, timeout="4s"):
         d = db.dialect
         text += db.toml(f"{d}_rw", "read-write", "all") + db.toml(f"{d}_ro", "read-only", "writes")
         text += db.toml(f"{d}_auto", "read-write", "writes") + db.toml(f"{d}_off", "off", "all")
+        text += db.toml(f"{d}_slow", "read-only", "writes", timeout="1s")
     with open(path, "w") as f:
         f.write(text)
     return path

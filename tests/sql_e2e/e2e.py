@@ -55,6 +55,8 @@ def every_tool(m, db):
         check(str(getattr(db, "file", "no-file")) not in text and "user" not in r, f"{d}: no file path or user")
     err, text, r = m.call("getSchemaSummary", {"connection": f"{d}_ro"})
     check(not err and "people" in text, f"{d}: getSchemaSummary lists the table: {text[:300]}")
+    err, text, r = m.call("getSchemaSummary", {"connection": f"{d}_ro", "limit": 1})
+    check(not err and r.get("nextOffset") == 1, f"{d}: getSchemaSummary pages with nextOffset: {text[:300]}")
     err, text, r = m.call("getSchemaSummary", {"connection": f"{d}_ro", "table": "people", "limit": 1})
     check(not err and "secret" in text, f"{d}: getSchemaSummary filtered by table shows its columns: {text[:300]}")
     err, text, r = m.call("getTableIndexes", {"connection": f"{d}_ro", "table": "people"})
@@ -98,6 +100,38 @@ def every_tool(m, db):
     err, text, r = m.outcome(rid) or (True, "no answer", None)
     check(not err and r["approved"] is False, f"{d}: a rejected proposal is not applied: {text}")
     check(db.fingerprint() == before, f"{d}: the read tools changed nothing")
+
+
+ENDLESS = "WITH RECURSIVE endless(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM endless) SELECT count(*) FROM endless"
+# MariaDB stops recursion after max_recursive_iterations (1000): a four-way cross join instead.
+ENDLESS_MYSQL = ("SELECT count(*) AS endless FROM information_schema.collations a, information_schema.collations b, "
+                 "information_schema.collations c, information_schema.collations d")
+
+
+def timeouts_and_cancellation(db):
+    """The statement timeout and MCP cancellation reach the database."""
+    d = db.dialect
+    endless = ENDLESS_MYSQL if d == "mysql" else ENDLESS
+    m = Mcp(CFG)
+    started = time.time()
+    err, text, _ = m.call("executeSql", {"connection": f"{d}_slow", "sql": endless}, timeout=30)
+    took = time.time() - started
+    check(err and "timeout" in text.lower() and took < 8, f"{d}: the 1 s statement timeout stops an endless query "
+          f"({took:.1f} s): {text[:200]}")
+    rid = m.start("executeSql", {"connection": f"{d}_auto", "sql": endless})
+    time.sleep(1.0)
+    running = db.busy()
+    m.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
+    deadline = time.time() + 5
+    while db.busy() and time.time() < deadline:
+        time.sleep(0.1)
+    if d != "sqlite":
+        check(running == 1, f"{d}: the endless query was running on the server ({running})")
+    check(db.busy() == 0, f"{d}: cancellation stopped it on the server")
+    err, text, _ = m.call("executeSql", {"connection": f"{d}_auto", "sql": "SELECT 1"}, timeout=10)
+    check(not err, f"{d}: the connection serves the next call: {text[:200]}")
+    check(m.wait(rid, 1) is None, f"{d}: a cancelled request gets no reply")
+    m.close()
 
 
 def matrix(db):
@@ -188,6 +222,7 @@ if __name__ == "__main__":
         every_tool(m, db)
         m.close()
         matrix(db)
+        timeouts_and_cancellation(db)
         approval_paths(db)
         bypass_corpus(db)
     no_starvation(usable[0])
