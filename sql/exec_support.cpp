@@ -78,6 +78,13 @@ json::value int_from_text(std::string_view text) {
   return text_value(text);
 }
 
+std::optional<std::int64_t> parse_int(std::string_view text) {
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
 json::value double_value(double v) {
   if (std::isfinite(v)) return json::value(v);
   if (std::isnan(v)) return json::value("NaN");

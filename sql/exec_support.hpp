@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -80,6 +81,9 @@ boost::json::value binary_value(const unsigned char* data, std::size_t size);
 // Text as a JSON string; invalid UTF-8 sequences become U+FFFD so the result always serialises
 // to valid JSON.
 boost::json::value text_value(std::string_view text);
+
+// Decimal digits as an integer; nullopt for anything else (never throws).
+std::optional<std::int64_t> parse_int(std::string_view text);
 
 // The first line of a client-library error message, trimmed, at most 1000 bytes.
 std::string clean_message(std::string_view message);

@@ -32,11 +32,12 @@ class mysql_adapter final : public adapter {
 
   result<exec_outcome> execute(std::string_view sql, const exec_options& opts) override {
     deadline dl(opts);
-    auto lease = pool_.acquire(dl);
+    auto lease = pool_.acquire_ready(
+        dl, [&](my_session& s) { return opts.read_only ? begin_read_only(s, dl) : set_timeout(s, dl); });
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
     auto out = opts.read_only ? read(s, sql, opts, dl) : write(s, sql, opts, dl);
-    lease->reusable(s.reset());
+    lease->reusable(s.reset());  // reads: this is the ROLLBACK
     return out;
   }
 
@@ -129,20 +130,19 @@ class mysql_adapter final : public adapter {
   template <class Fn>
   result<json::object> in_txn(const exec_options& opts, bool read_only, Fn&& fn) {
     deadline dl(opts);
-    auto lease = pool_.acquire(dl);
+    auto lease = pool_.acquire_ready(dl, [&](my_session& s) -> status {
+      if (read_only) return begin_read_only(s, dl);
+      if (auto t = set_timeout(s, dl); !t) return t;
+      return s.command("START TRANSACTION");
+    });
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
-    result<json::object> out = make_error("not run");
-    status begun = read_only ? begin_read_only(s, dl) : set_timeout(s, dl);
-    if (begun && !read_only) begun = s.command("START TRANSACTION");
-    if (!begun) out = std::move(begun).error();
-    else out = fn(s, dl);
+    result<json::object> out = fn(s, dl);
     lease->reusable(s.reset());  // ROLLBACK, COM_RESET_CONNECTION
     return out;
   }
 
   result<exec_outcome> read(my_session& s, std::string_view sql, const exec_options& opts, const deadline& dl) {
-    if (auto b = begin_read_only(s, dl); !b) return std::move(b).error();
     exec_outcome out;
     if (auto st = statement(s, sql, opts, dl, true, out); !st) return std::move(st).error();
     out.affected.reset();  // nothing a read-only transaction did survives the rollback
@@ -151,14 +151,18 @@ class mysql_adapter final : public adapter {
   }
 
   result<exec_outcome> write(my_session& s, std::string_view sql, const exec_options& opts, const deadline& dl) {
-    if (auto t = set_timeout(s, dl); !t) return std::move(t).error();
     exec_outcome out;
     if (auto st = statement(s, sql, opts, dl, false, out); !st) {
-      if (st.error().message == dl.stop_message()) return std::move(st).error();
+      // A failed or stopped statement is rolled back on transactional engines (InnoDB); a
+      // non-transactional one keeps the rows it changed before the failure.
+      static constexpr std::string_view note =
+          "nothing was committed (except on non-transactional tables such as MyISAM, which keep rows changed "
+          "before the stop)";
+      if (st.error().message == dl.stop_message()) return make_error(dl.stop_message(note));
       if (s.broken())
         return make_error(st.error().message +
                           " — the connection was lost while the write ran: whether it was committed is unknown");
-      return make_error(st.error().message + " (nothing was committed)");
+      return make_error(st.error().message + " (" + std::string(note) + ")");
     }
     if (!out.columns.empty()) out.affected.reset();
     out.committed = !s.in_transaction();

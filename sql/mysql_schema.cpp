@@ -34,8 +34,8 @@ result<json::object> my_schema_summary(my_session& s, std::string_view schema, s
                                        std::size_t offset, std::size_t limit) {
   std::string sql =
       "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES "
-      "WHERE (CASE WHEN ? = '' THEN TABLE_SCHEMA NOT IN " + std::string(system_schemas) +
-      " ELSE TABLE_SCHEMA = ? END) AND (? = '' OR TABLE_NAME = ?) "
+      "WHERE (CASE WHEN ? <> '' THEN TABLE_SCHEMA = ? WHEN DATABASE() IS NOT NULL THEN TABLE_SCHEMA = DATABASE() "
+      "ELSE TABLE_SCHEMA NOT IN " + std::string(system_schemas) + " END) AND (? = '' OR TABLE_NAME = ?) "
       "ORDER BY BINARY TABLE_SCHEMA, BINARY TABLE_NAME LIMIT " + std::to_string(limit + 1) +
       " OFFSET " + std::to_string(offset);
   std::string sch(schema), tab(table);

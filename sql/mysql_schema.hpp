@@ -12,8 +12,10 @@
 
 namespace omgdb::sql::detail {
 
-// Tables and views ordered by schema and name; without a schema filter every schema but the
-// system ones (mysql, information_schema, performance_schema, sys) that the user can see.
+// Tables and views ordered by schema and name. Without a schema filter: the connection's
+// database (a MariaDB database is what PostgreSQL calls a database, not a schema), or, when the
+// connection names none, every schema the user can see but the system ones (mysql,
+// information_schema, performance_schema, sys).
 result<boost::json::object> my_schema_summary(my_session& s, std::string_view schema, std::string_view table,
                                               std::size_t offset, std::size_t limit);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <system_error>
 
 namespace omgdb::sql::detail {
 
@@ -140,8 +141,13 @@ bool my_session::reset() {
   return mysql_reset_connection(m_) == 0 && !in_transaction();
 }
 
-my_watchdog::my_watchdog(const config::connection& conn, unsigned long thread_id, const deadline& dl)
-    : thread_([this, conn, thread_id, &dl] { watch(conn, thread_id, &dl); }) {}
+my_watchdog::my_watchdog(const config::connection& conn, unsigned long thread_id, const deadline& dl) {
+  try {
+    thread_ = std::thread([this, conn, thread_id, &dl] { watch(conn, thread_id, &dl); });
+  } catch (const std::system_error&) {
+    // No thread to spare: the server's max_statement_time and the socket read timeout remain.
+  }
+}
 
 my_watchdog::~my_watchdog() {
   {
@@ -149,7 +155,7 @@ my_watchdog::~my_watchdog() {
     done_ = true;
   }
   done_cv_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void my_watchdog::watch(config::connection conn, unsigned long thread_id, const deadline* dl) {

@@ -49,6 +49,20 @@ class pool {
 
   pool(unsigned capacity, factory make) : capacity_(capacity ? capacity : 1), make_(std::move(make)) {}
 
+  // acquire, then `setup(session)` — our own commands before the caller's statement. A pooled
+  // session found dead during setup (the server restarted, an idle timeout closed it) is
+  // closed and replaced once; the caller's statement itself is never retried.
+  template <class Setup>
+  result<lease> acquire_ready(const deadline& dl, Setup&& setup) {
+    for (int attempt = 0;; ++attempt) {
+      auto l = acquire(dl);
+      if (!l) return l;
+      status st = setup(*l.value());
+      if (st) return l;
+      if (attempt > 0 || !(*l.value()).broken()) return std::move(st).error();
+    }
+  }
+
   result<lease> acquire(const deadline& dl) {
     {
       std::unique_lock lock(mutex_);

@@ -49,12 +49,19 @@ class postgres_adapter final : public adapter {
 
   result<exec_outcome> execute(std::string_view sql, const exec_options& opts) override {
     deadline dl(opts);
-    auto lease = pool_.acquire(dl);
+    auto lease = pool_.acquire_ready(dl, [&](pg_session& s) -> status {
+      types_.load(s, dl);
+      if (opts.read_only) return begin_read_only(s, dl);
+      if (auto t = s.query(timeout_command(dl, false), {}, dl); !t) return std::move(t).error();
+      return {};
+    });
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
-    types_.load(s, dl);
-    auto out = opts.read_only ? read(s, sql, opts, dl) : write(s, sql, opts, dl);
-    lease->reusable(s.reset());
+    auto out = collect(s, sql, opts, dl, opts.read_only);
+    if (!out && !opts.read_only && s.broken())
+      out = make_error(out.error().message +
+                       " — the connection was lost while the write ran: whether it was committed is unknown");
+    lease->reusable(s.reset());  // reads: this is the ROLLBACK
     return out;
   }
 
@@ -105,19 +112,18 @@ class postgres_adapter final : public adapter {
   template <class Fn>
   result<json::object> in_read_only_txn(const exec_options& opts, Fn&& fn) {
     deadline dl(opts);
-    auto lease = pool_.acquire(dl);
+    auto lease = pool_.acquire_ready(dl, [&](pg_session& s) { return begin_read_only(s, dl); });
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
-    result<json::object> out = make_error("not run");
-    if (auto b = s.query("BEGIN READ ONLY", {}, dl); !b) {
-      out = std::move(b).error();
-    } else if (auto t = s.query(timeout_command(dl, true), {}, dl); !t) {
-      out = std::move(t).error();
-    } else {
-      out = fn(s, dl);
-    }
+    result<json::object> out = fn(s, dl);
     lease->reusable(s.reset());  // ROLLBACK, DISCARD ALL
     return out;
+  }
+
+  status begin_read_only(pg_session& s, const deadline& dl) {
+    if (auto b = s.query("BEGIN READ ONLY", {}, dl); !b) return std::move(b).error();
+    if (auto t = s.query(timeout_command(dl, true), {}, dl); !t) return std::move(t).error();
+    return {};
   }
 
   // "" when the statement succeeded (or was cancelled only because we had enough rows).
@@ -152,26 +158,11 @@ class postgres_adapter final : public adapter {
     out.columns = pg_columns(r->shape.get(), types_);
     if (!r->budget_cancel && changes_rows(r->final.get())) {
       std::string_view n = PQcmdTuples(r->final.get());
-      if (!n.empty()) out.affected = std::stoll(std::string(n));
+      if (auto count = parse_int(n)) out.affected = *count;
     }
     if (!read_only) out.committed = s.txn() == PQTRANS_IDLE;
     pg_fill_nullability(s, r->shape.get(), out.columns, dl);
     out.elapsed_ms = dl.elapsed_ms();
-    return out;
-  }
-
-  result<exec_outcome> read(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl) {
-    if (auto b = s.query("BEGIN READ ONLY", {}, dl); !b) return std::move(b).error();
-    if (auto t = s.query(timeout_command(dl, true), {}, dl); !t) return std::move(t).error();
-    return collect(s, sql, opts, dl, true);  // the caller's reset rolls back
-  }
-
-  result<exec_outcome> write(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl) {
-    if (auto t = s.query(timeout_command(dl, false), {}, dl); !t) return std::move(t).error();
-    auto out = collect(s, sql, opts, dl, false);
-    if (!out && s.broken())
-      return make_error(out.error().message +
-                        " — the connection was lost while the write ran: whether it was committed is unknown");
     return out;
   }
 

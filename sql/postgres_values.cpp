@@ -60,7 +60,8 @@ void pg_type_names::load(pg_session& s, const deadline& dl) {
   if (!r) return;
   std::unordered_map<Oid, std::string> names;
   for (int i = 0; i < PQntuples(r->get()); ++i)
-    names.emplace(static_cast<Oid>(std::stoull(PQgetvalue(r->get(), i, 0))), PQgetvalue(r->get(), i, 1));
+    if (auto oid = parse_int(PQgetvalue(r->get(), i, 0)))
+      names.emplace(static_cast<Oid>(*oid), PQgetvalue(r->get(), i, 1));
   std::lock_guard lock(mutex_);
   names_ = std::move(names);
   loaded_ = true;
@@ -127,9 +128,10 @@ void pg_fill_nullability(pg_session& s, const PGresult* shape, std::vector<colum
       {oids}, dl);
   if (!r) return;
   for (int row = 0; row < PQntuples(r->get()); ++row) {
-    Oid table = static_cast<Oid>(std::stoull(PQgetvalue(r->get(), row, 0)));
-    int column = std::stoi(PQgetvalue(r->get(), row, 1));
-    auto it = wanted.find({table, column});
+    auto table = parse_int(PQgetvalue(r->get(), row, 0));
+    auto column = parse_int(PQgetvalue(r->get(), row, 1));
+    if (!table || !column) continue;
+    auto it = wanted.find({static_cast<Oid>(*table), static_cast<int>(*column)});
     if (it == wanted.end()) continue;
     bool not_null = PQgetvalue(r->get(), row, 2)[0] == 't';
     for (auto i : it->second) cols[i].nullable = !not_null;

@@ -1,4 +1,6 @@
 // omgdb tests — every adapter method against every dialect (the same fixture in each).
+#include <thread>
+
 #include <boost/json/parse.hpp>
 
 #include "tests/sql_servers/fixture.hpp"
@@ -243,6 +245,105 @@ TEST_CASE("writes commit in one statement and report the affected count") {
     // An error in a write commits nothing.
     CHECK(!refuse(*a, "INSERT INTO scratch (k, v) VALUES ('w3', 1), ('w3', 2)", rw()).empty());
     CHECK(scalar(*a, "SELECT COUNT(*) FROM scratch") == "0");
+  }
+}
+
+}  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("locks taken by a read are gone when the call returns") {
+  for (auto d : all_dialects()) {
+    if (d == sql_dialect::sqlite) continue;  // read handles cannot open a transaction at all
+    CAPTURE(config::to_string(d));
+    auto a = open(d, 1);
+    auto other = open(d, 1);
+    std::vector<std::string_view> locking;
+    if (d == sql_dialect::postgres) locking = {"SELECT pg_advisory_lock(7)", "LOCK TABLE items IN ROW SHARE MODE"};
+    else locking = {"SELECT * FROM items WHERE id = 1 FOR UPDATE", "LOCK TABLES items WRITE",
+                    "SELECT * FROM items LOCK IN SHARE MODE"};
+    for (auto sql : locking) {
+      CAPTURE(sql);
+      (void)a->execute(sql, ro());
+      auto w = other->execute("UPDATE items SET name = name WHERE id = 1", rw(std::chrono::milliseconds(2000)));
+      CHECK_MESSAGE(w.ok(), (w.ok() ? "" : w.error().message));
+    }
+  }
+}
+
+TEST_CASE("a call waiting for a pooled session gives up at its deadline or when cancelled") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d, 1);
+    std::string_view slow = d == sql_dialect::postgres ? "SELECT pg_sleep(1.5)"
+                            : d == sql_dialect::mysql  ? "SELECT SLEEP(1.5)"
+                                                       : "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 "
+                                                         "FROM r) SELECT count(*) FROM r";
+    CHECK(scalar(*a, "SELECT 1") == "1");  // the one session is open: the busy call starts at once
+    std::thread busy([&] { (void)a->execute(slow, ro(std::chrono::milliseconds(1500))); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    auto start = std::chrono::steady_clock::now();
+    std::string msg = refuse(*a, "SELECT 1", ro(std::chrono::milliseconds(300)));
+    CHECK(contains(msg, "no database session became free in time"));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1000));
+    busy.join();
+    CHECK(scalar(*a, "SELECT 1") == "1");  // the session came back
+  }
+}
+
+}  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("a pooled session closed by the server is replaced before the statement runs") {
+  for (auto d : all_dialects()) {
+    if (d == sql_dialect::sqlite) continue;
+    CAPTURE(config::to_string(d));
+    auto a = open(d, 1);
+    auto other = open(d, 1);
+    bool pg = d == sql_dialect::postgres;
+    std::string id = scalar(*a, pg ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()");
+    if (pg) run(*other, "SELECT pg_terminate_backend(" + id + ")", rw());
+    else run(*other, "KILL CONNECTION " + id, rw());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(scalar(*a, "SELECT 1") == "1");
+    CHECK(scalar(*a, pg ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()") != id);
+    // Writes too: the dead session is found by our own setup command, not by the write.
+    id = scalar(*a, pg ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()");
+    if (pg) run(*other, "SELECT pg_terminate_backend(" + id + ")", rw());
+    else run(*other, "KILL CONNECTION " + id, rw());
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    auto w = run(*a, "INSERT INTO scratch VALUES ('revived', 1)", rw());
+    CHECK(w.committed);
+    CHECK(run(*a, "DELETE FROM scratch WHERE k = 'revived'", rw()).affected == 1);
+  }
+}
+
+}  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("many threads share one adapter and its small pool") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d, 2);
+    std::atomic<int> ok{0}, failed{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 6; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 15; ++i) {
+          auto r = (i % 3 == 2) ? a->execute("INSERT INTO scratch VALUES ('t" + std::to_string(t) + "-" +
+                                                 std::to_string(i) + "', " + std::to_string(i) + ")",
+                                             rw())
+                                : a->execute("SELECT id, name FROM items WHERE id <= " + std::to_string(i + 1), ro());
+          (r.ok() ? ok : failed)++;
+        }
+      });
+    for (auto& t : threads) t.join();
+    CHECK(failed == 0);
+    CHECK(ok == 90);
+    CHECK(scalar(*a, "SELECT COUNT(*) FROM scratch") == "30");
+    CHECK(run(*a, "DELETE FROM scratch", rw()).affected == 30);
   }
 }
 

@@ -24,13 +24,40 @@ mariadb --no-defaults -h 127.0.0.1 -P "$OMGDB_TEST_MARIADB_PORT" -u "$OMGDB_TEST
 sqlite_dir=$(mktemp -d /tmp/omgdb-sqlite.XXXXXX)
 omgdb_add_exit_hook 'rm -rf "$sqlite_dir"'
 export OMGDB_TEST_SQLITE_FILE=$sqlite_dir/fixture.db
-if command -v sqlite3 >/dev/null 2>&1; then
-  sqlite3 -bail "$OMGDB_TEST_SQLITE_FILE" <"$here/fixture_sqlite.sql"
-else
-  python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read()); c.commit()' \
-    "$OMGDB_TEST_SQLITE_FILE" "$here/fixture_sqlite.sql"
+load_sqlite() {  # load_sqlite DB_FILE SQL_FILE
+  if command -v sqlite3 >/dev/null 2>&1; then
+    sqlite3 -bail "$1" <"$2"
+  else
+    python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(open(sys.argv[2]).read()); c.commit()' \
+      "$1" "$2"
+  fi
+}
+load_sqlite "$OMGDB_TEST_SQLITE_FILE" "$here/fixture_sqlite.sql"
+# The bypass corpus (tests/sql/corpus, written with the classifier), when this tree has it:
+# its fixture in a database of its own, owned by a role that is not a superuser (PostgreSQL)
+# or a user without global privileges (MariaDB), as replays require.
+corpus=${OMGDB_TEST_CORPUS_DIR:-$here/../sql/corpus}
+if [ -f "$corpus/bypass.tsv" ]; then
+  export OMGDB_TEST_CORPUS=$corpus/bypass.tsv
+  export OMGDB_TEST_PG_CORPUS_DB=omgdb_corpus OMGDB_TEST_PG_CORPUS_USER=omgdb_owner
+  export OMGDB_TEST_PG_CORPUS_PASSWORD=omgdb-owner-test-secret
+  PGPASSWORD=$OMGDB_TEST_PG_PASSWORD psql -qX -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$OMGDB_TEST_PG_PORT" \
+    -U "$OMGDB_TEST_PG_USER" -d postgres >/dev/null <<SQL
+CREATE ROLE $OMGDB_TEST_PG_CORPUS_USER LOGIN PASSWORD '$OMGDB_TEST_PG_CORPUS_PASSWORD';
+CREATE DATABASE $OMGDB_TEST_PG_CORPUS_DB OWNER $OMGDB_TEST_PG_CORPUS_USER;
+SQL
+  PGPASSWORD=$OMGDB_TEST_PG_CORPUS_PASSWORD psql -qX -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$OMGDB_TEST_PG_PORT" \
+    -U "$OMGDB_TEST_PG_CORPUS_USER" -d "$OMGDB_TEST_PG_CORPUS_DB" -f "$corpus/fixture-postgres.sql" >/dev/null
+  export OMGDB_TEST_MARIADB_CORPUS_DB=omgdb_corpus
+  mariadb --no-defaults --socket="$OMGDB_TEST_MARIADB_SOCKET" -uroot <<SQL
+CREATE DATABASE $OMGDB_TEST_MARIADB_CORPUS_DB;
+GRANT ALL ON $OMGDB_TEST_MARIADB_CORPUS_DB.* TO '$OMGDB_TEST_MARIADB_USER'@'127.0.0.1';
+GRANT ALL ON $OMGDB_TEST_MARIADB_CORPUS_DB.* TO '$OMGDB_TEST_MARIADB_USER'@'localhost';
+SQL
+  mariadb --no-defaults -h 127.0.0.1 -P "$OMGDB_TEST_MARIADB_PORT" -u "$OMGDB_TEST_MARIADB_USER" \
+    -p"$OMGDB_TEST_MARIADB_PASSWORD" "$OMGDB_TEST_MARIADB_CORPUS_DB" <"$corpus/fixture-mysql.sql"
+  export OMGDB_TEST_SQLITE_CORPUS_FILE=$sqlite_dir/corpus.db
+  load_sqlite "$OMGDB_TEST_SQLITE_CORPUS_FILE" "$corpus/fixture-sqlite.sql"
 fi
-# Files a bypass would create if it got through (checked by the tests).
-export OMGDB_TEST_SCRATCH_DIR=$sqlite_dir
 
 "$bin" "$@"
