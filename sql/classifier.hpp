@@ -17,10 +17,13 @@ namespace omgdb::sql {
 
 enum class verdict {
   read_only,  // exactly one statement; SELECT/WITH/VALUES/TABLE/SHOW/DESCRIBE/EXPLAIN (no ANALYZE)
-              // with no write, lock, session change or known side-effect function anywhere
+              // or an allow-listed SQLite PRAGMA without a value, with no write, lock, session
+              // change or known side-effect function anywhere
   write,      // exactly one statement that is understood but is not read-only
   refused,    // empty, more than one statement, unterminated string/comment, MySQL executable
-              // comment, or otherwise not understood — never runs at any access level
+              // comment or optimizer hint, NUL byte, invalid UTF-8, over max_sql_bytes, a text
+              // that reads differently under another string-escaping mode, or otherwise not
+              // understood — never runs at any access level
 };
 
 struct classification {
@@ -28,6 +31,7 @@ struct classification {
   // For `write` and `refused`: a precise reason a person and an agent can act on, e.g.
   // "a data-modifying CTE (DELETE inside WITH) is not read-only" or
   // "more than one statement: only one statement may run per call". Empty for read_only.
+  // Reasons found at a place in the text end with "(at line L, column C)" (1-based, bytes).
   std::string reason;
   // The statement's leading keyword, upper-cased ("SELECT", "INSERT", …); empty if none.
   std::string keyword;

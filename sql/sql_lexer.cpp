@@ -138,6 +138,11 @@ class lexer {
       if (backslash && c == '\\') { i += 2; continue; }
       if (c == quote) {
         if (at(i + 1) == static_cast<unsigned char>(quote)) { i += 2; continue; }
+        // PostgreSQL: 'a'<newline>'b' is one literal, and the continuation of an E'…' string
+        // keeps its backslash escapes, so it must be read here, not as a new plain string.
+        if (backslash && d_ == sql_dialect::postgres && quote == '\'') {
+          if (const std::size_t next = pg_continuation(i + 1); next != npos) { i = next + 1; continue; }
+        }
         return emit(kind, begin, i + 1);
       }
       ++i;
@@ -145,6 +150,23 @@ class lexer {
     const char* what = kind == token_kind::string ? "a string literal" : "a quoted identifier";
     fail(lex_error_kind::unterminated, begin,
          std::string(what) + " starting with " + quote + " is never closed");
+  }
+
+  // After a closing quote: whitespace and `--` comments that include a newline, then a quote
+  // (scan.l's whitespace_with_newline) — the offset of that quote, or npos.
+  std::size_t pg_continuation(std::size_t i) const {
+    bool newline = false;
+    while (i < s_.size()) {
+      const unsigned char c = at(i);
+      if (c == '\n' || c == '\r') { newline = true; ++i; continue; }
+      if (is_space(c)) { ++i; continue; }
+      if (c == '-' && at(i + 1) == '-') {
+        while (i < s_.size() && s_[i] != '\n' && s_[i] != '\r') ++i;
+        continue;
+      }
+      return newline && c == '\'' ? i : npos;
+    }
+    return npos;
   }
 
   void double_quote() {
@@ -256,11 +278,10 @@ class lexer {
         return quoted(pos_, next + 1, '"', token_kind::quoted_ident, false), true;
       return false;
     }
-    if (q != '\'') return false;
-    if (p == 'X' || (p == 'B' && d_ == sql_dialect::mysql))
-      return quoted(pos_, next, '\'', token_kind::string, false), true;
-    if (p == 'N' && d_ == sql_dialect::mysql)
-      return quoted(pos_, next, '\'', token_kind::string, plain_backslash()), true;
+    // MySQL: X'…', B'…' and N'…' are read like any '…' string. Its lexer is contextual — after
+    // `.` or `@`, or after digits, `b'…'` is an identifier followed by an ordinary string — so
+    // reading backslash escapes is the only safe choice: a real hex or bit literal holding a
+    // backslash is a syntax error anyway. SQLite: X'…' blobs have no escapes, like its strings.
     return false;
   }
 

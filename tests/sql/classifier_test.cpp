@@ -279,3 +279,20 @@ TEST_CASE("an Oracle-style sequence.nextval is a write") {
   CHECK(v("SELECT s.nextval", my) == verdict::write);
   CHECK(v("SELECT s.currval, t.a FROM t", my) == verdict::read_only);
 }
+
+TEST_CASE("a MySQL b'…' or x'…' after a dot or @ is an identifier and a string with escapes") {
+  // MariaDB reads t.b as a column and '\'' as a string alias, then runs SLEEP (verified).
+  CHECK(v("SELECT t.b'\\'' , SLEEP(1) AS s FROM t -- '", my) == verdict::write);
+  CHECK(v("SELECT @b'\\'' , SLEEP(1) -- '", my) == verdict::write);
+  CHECK(v("SELECT 1x'\\'' , SLEEP(1) -- '", my) == verdict::write);
+  CHECK(v("SELECT x'41', b'101', N'abc'", my) == verdict::read_only);
+}
+
+TEST_CASE("a PostgreSQL E-string continued on the next line keeps its backslash escapes") {
+  // PostgreSQL reads E'a' <newline> '\'' as one E-string: the \' is an escaped quote and the
+  // second ' ends it, so pg_sleep is code.
+  CHECK(v("SELECT E'a'\n'\\'' , pg_sleep(1) -- '", pg) == verdict::write);
+  CHECK(v("SELECT E'a' -- note\n  '\\'' , pg_sleep(1) -- '", pg) == verdict::write);
+  CHECK(v("SELECT E'a'\n'b\\'c'", pg) == verdict::read_only);
+  CHECK(v("SELECT E'a' '\\'' , pg_sleep(1) -- '", pg) == verdict::refused);  // no newline: syntax error
+}
