@@ -184,6 +184,10 @@ result<settings> load_string(std::string_view toml, std::string_view origin_name
 }
 
 result<settings> load_file(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    return make_error(file.string() + ": not a regular file (the config file must be a TOML file)");
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) return make_error(file.string() + ": cannot read the config file");
   std::ostringstream text;

@@ -11,7 +11,7 @@ std::optional<log::level> parse_log_level(std::string_view s) noexcept {
   if (s == "info") return log::level::info;
   if (s == "warning" || s == "warn") return log::level::warning;
   if (s == "error") return log::level::error;
-  if (s == "off") return log::level::off;
+  if (s == "off" || s == "none") return log::level::off;
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
 #include "daemon/sql_runtime.hpp"
 #include "engine/store.hpp"
@@ -72,6 +73,7 @@ int run_mcp(const mcp_command& cmd) {
   opts.scope = scope;
   opts.max_result_bytes = loaded->max_result_bytes;
   opts.workers = workers_for(loaded->workers, sql.get());
+  install_observer(opts);
   int status = 0;
   {
     mcp::server srv(opts, build_catalogue(live, stores, sql));
@@ -88,7 +90,7 @@ int run_tools_list(const std::string& scope_text, bool as_json) {
   auto scope = scope_or_complain(scope_text);
   if (!scope) return 2;
   auto stores = std::make_shared<engine::store_registry>();
-  auto all = tools::document_tools(stores);
+  auto all = build_catalogue(std::make_shared<live_settings>(config::settings{}), stores);
   bj::array list;
   std::string table;
   std::size_t shown = 0;
@@ -157,7 +159,7 @@ int run_tool_command(const std::string& name, const std::string& arguments_json)
     return 2;
   }
   auto stores = std::make_shared<engine::store_registry>();
-  auto all = tools::document_tools(stores);
+  auto all = build_catalogue(std::make_shared<live_settings>(config::settings{}), stores);
   const mcp::tool* t = nullptr;
   for (const auto& candidate : all) {
     if (candidate.name == name) t = &candidate;

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -177,6 +178,49 @@ void check_tokens(report& out, const config::settings& s) {
   }
 }
 
+// A config file that others can read must not hold secrets literally (`password = "…"` or
+// a token `value = "…"` that is not an `${env:NAME}` reference).
+void check_config_secrets(report& out, const std::string& file) {
+  struct stat st {};
+  if (file.empty() || ::stat(file.c_str(), &st) != 0) return;
+  std::ifstream in(file);
+  std::string line;
+  bool literal = false;
+  while (std::getline(in, line)) {
+    auto key = line.find_first_not_of(" \t");
+    if (key == std::string::npos || line[key] == '#') continue;
+    bool secret_key = line.compare(key, 8, "password") == 0 || line.compare(key, 5, "value") == 0;
+    auto eq = line.find('=', key);
+    if (!secret_key || eq == std::string::npos) continue;
+    auto v = line.find_first_not_of(" \t", eq + 1);
+    if (v != std::string::npos && line.compare(v, 7, "\"${env:") != 0) literal = true;
+  }
+  if (!literal) return;
+  if (st.st_mode & (S_IRGRP | S_IROTH)) {
+    out.fail(file + " holds a password or token literally and others can read it",
+             "use \"${env:NAME}\" for secrets (systemd: /etc/omgdb/omgdb.env), or chmod 600 " + file);
+  } else {
+    out.warn(file + " holds a password or token literally", "prefer \"${env:NAME}\" references for secrets");
+  }
+}
+
+void check_state_dir(report& out, const config::settings& s) {
+  std::string dir = s.http.state_dir;
+  if (dir.empty()) {
+    const char* sd = std::getenv("STATE_DIRECTORY");
+    const char* xdg = std::getenv("XDG_STATE_HOME");
+    const char* home = std::getenv("HOME");
+    dir = sd && *sd ? std::string(sd) : xdg && *xdg ? std::string(xdg) + "/omgdb" : home ? std::string(home) + "/.local/state/omgdb" : "";
+  }
+  if (dir.empty()) return out.warn("no state directory: HTTP sessions will not survive a restart", "set http.state_dir");
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return out.ok("state directory " + dir + " will be created by serve");
+  if (!S_ISDIR(st.st_mode) || ::access(dir.c_str(), W_OK | X_OK) != 0) {
+    return out.fail("state directory " + dir + " is not a writable directory", "fix http.state_dir or its owner");
+  }
+  out.ok("state directory " + dir + " is writable");
+}
+
 }  // namespace
 
 int run_doctor(const std::optional<std::string>& config_file) {
@@ -189,7 +233,9 @@ int run_doctor(const std::optional<std::string>& config_file) {
   }
   out.ok("config: " + (s->source.empty() ? std::string("no file found, defaults in use") : s->source));
   if (::geteuid() == 0) out.warn("running as root", "run omgdb as a dedicated user (the systemd unit uses `omgdb`)");
+  check_config_secrets(out, s->source);
   check_roots(out, *s);
+  check_state_dir(out, *s);
   check_port(out, *s);
   check_tokens(out, *s);
   for (const auto& c : s->connections) {

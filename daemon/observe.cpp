@@ -93,4 +93,48 @@ std::string tool_metrics_text() {
   return out + errors + hist;
 }
 
+namespace {
+
+// A Prometheus label value: backslash, double quote and newline escaped.
+std::string label_value(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string store_metrics_text(const std::vector<std::filesystem::path>& roots) {
+  namespace fs = std::filesystem;
+  if (roots.empty()) return {};
+  std::string out = "# HELP omgdb_store_bytes Bytes on disk of each store under a store root.\n"
+                    "# TYPE omgdb_store_bytes gauge\n";
+  std::size_t budget = 20000;
+  for (const auto& root : roots) {
+    std::error_code ec;
+    std::size_t stores = 0;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end && stores < 64 && budget > 0; it.increment(ec)) {
+      if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
+      ++stores;
+      std::uintmax_t bytes = 0;
+      for (fs::recursive_directory_iterator f(it->path(), ec), fend; !ec && f != fend && budget > 0; f.increment(ec)) {
+        --budget;
+        std::error_code size_ec;
+        if (f->is_regular_file(size_ec)) bytes += f->file_size(size_ec);
+      }
+      ec.clear();
+      out += "omgdb_store_bytes{root=\"" + label_value(root.string()) + "\",store=\"" +
+             label_value(it->path().filename().string()) + "\"} " + std::to_string(bytes) + "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace omgdb::daemon

@@ -3,7 +3,9 @@
 // latency histogram per tool), rendered for `GET /metrics`.
 #pragma once
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "mcp/server.hpp"
 
@@ -17,5 +19,9 @@ void record_call(const mcp::call_event& e);
 
 // The per-tool metrics in the Prometheus text exposition format (version 0.0.4).
 std::string tool_metrics_text();
+
+// `omgdb_store_bytes{root,store}`: bytes on disk of each directory directly under a store
+// root (a store). Bounded: at most 64 stores per root and 20000 files in all are looked at.
+std::string store_metrics_text(const std::vector<std::filesystem::path>& roots);
 
 }  // namespace omgdb::daemon

@@ -33,7 +33,8 @@ result<auth::token_set> tokens_of(const config::settings& s) {
     if (auto ok = auth::check_token_text(value); !ok) {
       return make_error(std::string(token_env) + " is not usable: " + ok.error().message);
     }
-    set.add({"env", auth::sha256(value), auth::scope::dangerous});
+    // "$…" cannot be a config token's name, so sessions of the two never mix.
+    set.add({std::string("$") + token_env, auth::sha256(value), auth::scope::dangerous});
   }
   return set;
 }
@@ -154,7 +155,7 @@ int run_serve(const serve_command& cmd) {
   };
   service::watchdog_hooks(http.heartbeat_interval, http.on_heartbeat);
   http.on_stopping = [] { service::notify_stopping(); };
-  http.metrics_text = tool_metrics_text;
+  http.metrics_text = [live] { return tool_metrics_text() + store_metrics_text(live->current()->store_roots); };
 
   std::string scope_name(auth::to_string(s.scope));
   std::size_t token_count = http.tokens.size();

@@ -46,7 +46,13 @@ void wait_for_hangup(loop_state& st) {
   st.hangup.async_wait([&st](const boost::system::error_code& e, int) {
     if (e || st.ctx->stopping) return;
     auto& ctx = *st.ctx;
-    if (auto next = ctx.options.on_reload ? ctx.options.on_reload() : std::nullopt) {
+    std::optional<http_reloadable> next;
+    try {
+      if (ctx.options.on_reload) next = ctx.options.on_reload();
+    } catch (const std::exception& ex) {
+      log::error(std::string("SIGHUP: reload failed, keeping the current settings: ") + ex.what());
+    }
+    if (next) {
       ctx.gate.tokens = std::move(next->tokens);
       ctx.gate.origins.allowed_origins = next->allow_origins;
       ctx.gate.origins.allowed_hosts = next->allow_hosts;

@@ -138,8 +138,15 @@ std::shared_ptr<http_session> session_table::lookup(const request_view& req, htt
     if (it->second->token_name == req.token_name && it->second->granted == wanted) return it->second;
   } else if (auto d = dormant_.find(*req.session_id); d != dormant_.end()) {
     auto recorded = auth::parse_scope(d->second.scope);
-    if (d->second.token_name == req.token_name && (!recorded || auth::intersect(ceiling_, *recorded) == wanted)) {
+    // Records written before sessions were bound to tokens (no scope) go to the first token
+    // that presents them.
+    bool legacy = d->second.scope.empty();
+    if (legacy || (d->second.token_name == req.token_name && recorded && auth::intersect(ceiling_, *recorded) == wanted)) {
       session_record rec = d->second;
+      if (legacy) {
+        rec.token_name = req.token_name;
+        rec.scope = std::string(auth::to_string(wanted));
+      }
       dormant_.erase(d);
       return revive(rec);
     }

@@ -77,6 +77,35 @@ class ConfigCommands(unittest.TestCase):
         r = run('config', 'check', env=dict(self.env, OMGDB_SCOPE='read'))
         self.assertIn('scope: read', r.stdout)
 
+    def test_the_command_line_beats_the_environment_which_beats_the_file(self):
+        path = self.write('scope = "dangerous"\n')
+        listing = [INIT, {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+                   {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}]
+
+        def names(args, env):
+            _, replies = mcp_transcript(['--config', path, *args], listing, env=dict(self.env, **env))
+            return {t['name'] for t in replies[1]['result']['tools']}
+
+        self.assertIn('drop_collection', names([], {}))                        # the file
+        file_env = names([], {'OMGDB_SCOPE': 'read-write'})                    # the environment
+        self.assertNotIn('drop_collection', file_env)
+        self.assertIn('insert', file_env)
+        self.assertNotIn('insert', names(['--scope', 'read'], {'OMGDB_SCOPE': 'read-write'}))  # the command line
+
+    def test_each_tool_call_leaves_one_log_line_without_argument_values(self):
+        calls = [INIT, {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+                 {'jsonrpc': '2.0', 'id': 'req-7', 'method': 'tools/call',
+                  'params': {'name': 'find', 'arguments': {'path': 'nope.omgdb', 'collection': 'c',
+                                                           'filter': {'secret': 'argument-value-xyz'}}}}]
+        r, replies = mcp_transcript([], calls, env=dict(self.env, OMGDB_LOG_FORMAT='json'), cwd=self.tmp)
+        lines = [json.loads(l) for l in r.stderr.splitlines() if l.startswith('{')]
+        tool_lines = [l for l in lines if l.get('tool') == 'find']
+        self.assertEqual(len(tool_lines), 1, r.stderr)
+        self.assertEqual(tool_lines[0]['request_id'], '"req-7"')
+        self.assertEqual(tool_lines[0]['session'], 'stdio')
+        self.assertEqual(tool_lines[0]['outcome'], 'error')
+        self.assertNotIn('argument-value-xyz', r.stderr)
+
     def test_a_missing_config_file_is_an_error(self):
         r = run('config', 'check', '--config', os.path.join(self.tmp, 'nope.toml'), env=self.env)
         self.assertEqual(r.returncode, 1)
@@ -191,6 +220,13 @@ class Doctor(unittest.TestCase):
             self.assertIn('OMGDB_HTTP_TOKEN is weak', out)
             self.assertIn('fix:', out)
             self.assertNotIn(SECRET, out + r.stderr)
+            self.assertNotIn('literally', out)  # the password is an ${env:} reference
+            with open(cfg, 'a') as f:
+                f.write('[[http.tokens]]\nname = "x"\nvalue = "literal-token-0123456789"\n')
+            os.chmod(cfg, 0o644)
+            r = run('doctor', '--config', cfg, env={'HOME': tmp, 'OMGDB_TEST_PW': SECRET})
+            self.assertIn('holds a password or token literally and others can read it', r.stdout)
+            self.assertNotIn('literal-token-0123456789', r.stdout + r.stderr)
             self.assertNotIn('aaaaaaaaaaaaaaaa', out + r.stderr)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

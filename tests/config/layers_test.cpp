@@ -132,6 +132,9 @@ TEST_CASE("the file is found under XDG_CONFIG_HOME, else ~/.config, else none") 
   auto s = resolve(std::nullopt, env.fn());
   REQUIRE(s);
   CHECK(s->scope == auth::scope::dangerous);
+  auto directory = load_file(dir);
+  REQUIRE_FALSE(directory);
+  CHECK(contains(directory.error().message, "not a regular file"));
   auto missing = resolve(dir / "nope.toml", env.fn());
   REQUIRE_FALSE(missing);
   CHECK(contains(missing.error().message, "no such config file"));

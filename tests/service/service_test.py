@@ -93,9 +93,9 @@ class Serve:
             raise
 
 
-def get(port, path, token=None, method='GET', body=None, session=None):
+def get(port, path, token=None, method='GET', body=None, session=None, headers=None):
     conn = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
-    h = {}
+    h = dict(headers or {})
     if token:
         h['Authorization'] = 'Bearer ' + token
     if body is not None:
@@ -184,11 +184,24 @@ class ServiceTest(unittest.TestCase):
         port = self.daemon.port
         self.assertEqual(get(port, '/metrics', READ_TOKEN)[0], 200)
         self.assertEqual(get(port, '/metrics', WRITE_TOKEN)[0], 401)
+        sid = mcp_session(port, READ_TOKEN)
+        tunnel = {'Origin': 'https://tunnel.example'}
+        self.assertEqual(get(port, '/healthz', headers=tunnel)[0], 403)
+        with open(self.daemon.config, 'w') as f:
+            f.write(config_text([('new', WRITE_TOKEN, 'read-write'), ('old', READ_TOKEN, 'read')],
+                                extra='[http]\nallow_origins = ["https://tunnel.example"]\n'
+                                      '[[connections]]\nname = "notes"\ndialect = "sqlite"\nfile = "/x.sqlite"\n'))
+        self.daemon.proc.send_signal(signal.SIGHUP)
+        self.daemon.wait_for(lambda: 'SIGHUP: reloaded' in self.daemon.text())
+        self.assertIn('changed: http.tokens, http.allow_origins, connections', self.daemon.text())
+        self.assertEqual(get(port, '/metrics', WRITE_TOKEN)[0], 200)
+        self.assertEqual(get(port, '/healthz', headers=tunnel)[0], 200)
+        # The session of a token that is still accepted survives the reload.
+        self.assertEqual(call(port, READ_TOKEN, sid, 'tools/list', {})[0], 200)
         with open(self.daemon.config, 'w') as f:
             f.write(config_text([('new', WRITE_TOKEN, 'read-write')]))
         self.daemon.proc.send_signal(signal.SIGHUP)
-        self.daemon.wait_for(lambda: 'SIGHUP: reloaded' in self.daemon.text())
-        self.assertIn('changed: http.tokens', self.daemon.text())
+        self.daemon.wait_for(lambda: self.daemon.text().count('SIGHUP: reloaded') == 2)
         self.assertEqual(get(port, '/metrics', READ_TOKEN)[0], 401)
         self.assertEqual(get(port, '/metrics', WRITE_TOKEN)[0], 200)
         with open(self.daemon.config, 'w') as f:
@@ -217,6 +230,20 @@ class ServiceTest(unittest.TestCase):
         self.assertNotIn(READ_TOKEN, self.daemon.text())
         self.assertNotIn(WRITE_TOKEN, self.daemon.text())
 
+    def test_a_restored_session_keeps_its_token_and_scope(self):
+        cfg = config_text([('r', READ_TOKEN, 'read'), ('w', WRITE_TOKEN, 'read-write')])
+        first = Serve(self.tmp, cfg)
+        sid = mcp_session(first.port, READ_TOKEN)
+        self.assertEqual(first.stop(), 0)
+        self.daemon = Serve(self.tmp, cfg)
+        port = self.daemon.port
+        self.assertEqual(call(port, WRITE_TOKEN, sid, 'tools/list', {})[0], 404)
+        st, body = call(port, READ_TOKEN, sid, 'tools/list', {})
+        self.assertEqual(st, 200)
+        names = {t['name'] for t in body['result']['tools']}
+        self.assertIn('find', names)
+        self.assertNotIn('insert', names)
+
     def test_store_paths_outside_the_roots_are_refused(self):
         root = os.path.join(self.tmp, 'stores')
         os.makedirs(root)
@@ -238,6 +265,8 @@ class ServiceTest(unittest.TestCase):
                        {'name': 'import_jsonl', 'arguments': {'path': 'app.omgdb', 'collection': 'c', 'file': '/etc/passwd'}})
         self.assertTrue(body['result']['isError'], body)
         self.assertIn('outside the store roots', body['result']['content'][0]['text'])
+        st, _, metrics = get(port, '/metrics', WRITE_TOKEN)
+        self.assertRegex(metrics.decode(), r'omgdb_store_bytes\{root="%s",store="app.omgdb"\} [1-9]' % re.escape(root))
 
     def test_healthz_needs_no_token_and_metrics_needs_one(self):
         self.daemon = Serve(self.tmp, config_text([('w', WRITE_TOKEN, 'read-write')]),
