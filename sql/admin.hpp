@@ -1,8 +1,9 @@
 // omgdb sql — the local admin channel through which a person decides approvals.
 //
 // Each process that can hold approvals (`omgdb serve`, `omgdb mcp`) listens on its own Unix
-// socket `<dir>/<pid>.sock`, where <dir> is $XDG_RUNTIME_DIR/omgdb/admin (else
-// $XDG_STATE_HOME/omgdb/admin, else ~/.local/state/omgdb/admin). The directory is 0700, the
+// socket `<dir>/<pid>.sock`, where <dir> is $RUNTIME_DIRECTORY/admin (systemd), else
+// $XDG_RUNTIME_DIR/omgdb/admin, else $STATE_DIRECTORY/admin (systemd), else
+// $XDG_STATE_HOME/omgdb/admin, else ~/.local/state/omgdb/admin. The directory is 0700, the
 // socket 0600, and a connecting peer whose uid (SO_PEERCRED) differs from the daemon's is
 // dropped without an answer: only the owning user can decide.
 //

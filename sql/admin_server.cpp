@@ -23,7 +23,15 @@ namespace fs = std::filesystem;
 namespace bj = boost::json;
 
 fs::path admin_socket_dir() {
+  if (const char* rt = std::getenv("RUNTIME_DIRECTORY"); rt && *rt == '/') {
+    std::string s(rt);
+    return fs::path(s.substr(0, s.find(':'))) / "admin";
+  }
   if (const char* rt = std::getenv("XDG_RUNTIME_DIR"); rt && *rt == '/') return fs::path(rt) / "omgdb" / "admin";
+  if (const char* sd = std::getenv("STATE_DIRECTORY"); sd && *sd == '/') {
+    std::string s(sd);
+    return fs::path(s.substr(0, s.find(':'))) / "admin";
+  }
   if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg == '/') return fs::path(xdg) / "omgdb" / "admin";
   if (const char* home = std::getenv("HOME"); home && *home == '/') {
     return fs::path(home) / ".local" / "state" / "omgdb" / "admin";
@@ -105,7 +113,11 @@ struct admin_server::impl {
   std::atomic<bool> stop{false};
   std::thread acceptor;
   std::mutex mu;
-  std::list<std::thread> clients;
+  struct client {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::list<client> clients;
   std::atomic<std::size_t> live{0};
 
   explicit impl(approval_queue& q) : queue(q) {}
@@ -176,7 +188,20 @@ struct admin_server::impl {
       }
       ++live;
       std::lock_guard lock(mu);
-      clients.emplace_back([this, fd] { serve_client(fd); });
+      for (auto it = clients.begin(); it != clients.end();) {  // join the clients that left
+        if (!it->done->load()) {
+          ++it;
+          continue;
+        }
+        it->thread.join();
+        it = clients.erase(it);
+      }
+      auto done = std::make_shared<std::atomic<bool>>(false);
+      clients.push_back(client{std::thread([this, fd, done] {
+                                 serve_client(fd);
+                                 *done = true;
+                               }),
+                               done});
     }
   }
 };
@@ -221,7 +246,7 @@ admin_server::~admin_server() {
   if (impl_->acceptor.joinable()) impl_->acceptor.join();
   {
     std::lock_guard lock(impl_->mu);
-    for (auto& t : impl_->clients) t.join();
+    for (auto& c : impl_->clients) c.thread.join();
   }
   ::close(impl_->listen_fd);
   ::unlink(impl_->path.c_str());

@@ -209,6 +209,10 @@ result<bj::object> service::execute(std::string_view name, std::string_view sql,
     }
     approval = asked->second;
   }
+  if (who.cancelled && who.cancelled->load()) {
+    record(c, who, start, "cancelled", sql, verdict.keyword);
+    return make_error("the request was cancelled before the statement started; nothing ran");
+  }
   auto a = adapter_for(c);
   if (!a) {
     record(c, who, start, "error", sql, verdict.keyword, a.error().message);

@@ -33,7 +33,20 @@ std::string trim(std::string s) {
 
 }  // namespace
 
+namespace {
+
+// The first directory of a systemd `$STATE_DIRECTORY`/`$RUNTIME_DIRECTORY` (a ':'-list), or "".
+fs::path systemd_dir(const char* var) {
+  const char* v = std::getenv(var);
+  if (!v || *v != '/') return {};
+  std::string s(v);
+  return fs::path(s.substr(0, s.find(':')));
+}
+
+}  // namespace
+
 fs::path default_state_dir() {
+  if (auto sd = systemd_dir("STATE_DIRECTORY"); !sd.empty()) return sd / "sql";
   if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg == '/') return fs::path(xdg) / "omgdb" / "sql";
   if (const char* home = std::getenv("HOME"); home && *home == '/') {
     return fs::path(home) / ".local" / "state" / "omgdb" / "sql";

@@ -21,7 +21,8 @@
 
 namespace omgdb::sql {
 
-// $XDG_STATE_HOME/omgdb/sql, else $HOME/.local/state/omgdb/sql; "" when neither is set.
+// $STATE_DIRECTORY/sql under systemd, else $XDG_STATE_HOME/omgdb/sql, else
+// $HOME/.local/state/omgdb/sql; "" when none is set.
 std::filesystem::path default_state_dir();
 
 // Writes `text` to `file` atomically with mode 0600 (parent directories created 0700).

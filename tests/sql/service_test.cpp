@@ -316,3 +316,28 @@ TEST_CASE("a reloaded config applies from the next call") {
   CHECK_FALSE(b.svc->active_sql("ro", b.who()).ok());
   CHECK(b.svc->active_sql("other", b.who()).ok());
 }
+
+TEST_CASE("the history keeps one older generation past 1 MiB and reads the newest entries") {
+  sql_bench b;
+  sql::history_log log(b.dir() / "hist");
+  sql::history_entry e;
+  e.connection = "rw";
+  e.tool = "executeSql";
+  e.outcome = "ok";
+  e.detail = std::string(180, 'd');
+  for (int i = 0; i < 5000; ++i) log.append(e);  // ~1.5 MiB of lines
+  CHECK(std::filesystem::exists(b.dir() / "hist" / "history" / "rw.jsonl.1"));
+  CHECK(std::filesystem::file_size(b.dir() / "hist" / "history" / "rw.jsonl") < sql::max_history_file_bytes);
+  auto newest = log.read("rw", 10);
+  CHECK(newest.size() == 10);
+  CHECK(log.read("", 100000).size() == 5000);
+}
+
+TEST_CASE("under systemd the state lives in $STATE_DIRECTORY") {
+  const char* old = std::getenv("STATE_DIRECTORY");
+  std::string saved = old ? old : "";
+  ::setenv("STATE_DIRECTORY", "/var/lib/omgdb:/var/lib/other", 1);
+  CHECK(sql::default_state_dir() == std::filesystem::path("/var/lib/omgdb/sql"));
+  if (old) ::setenv("STATE_DIRECTORY", saved.c_str(), 1);
+  else ::unsetenv("STATE_DIRECTORY");
+}
