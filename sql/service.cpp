@@ -80,27 +80,20 @@ void service::replace_connections(std::vector<config::connection> connections) {
 
 result<service::target> service::resolve(std::string_view name, bool may_write) const {
   auto all = snapshot();
-  const auto& connections_ = *all;
-  std::string wanted(name);
-  bool active = false;
+  const std::string chosen = sheets_.active();  // read once: a person may change it meanwhile
+  // Without a choice, a single configured connection is the active one.
+  const std::string active = !chosen.empty() ? chosen : all->size() == 1 ? all->front().name : std::string();
+  const std::string wanted = name.empty() ? active : std::string(name);
   if (wanted.empty()) {
-    wanted = sheets_.active();
-    if (wanted.empty() && connections_.size() == 1) wanted = connections_.front().name;
-    if (wanted.empty()) {
-      return make_error("no active SQL connection: a person chooses one with `omgdb sql use NAME`, or pass "
-                        "`connection`");
-    }
-    active = true;
-  } else {
-    active = wanted == sheets_.active() || (sheets_.active().empty() && connections_.size() == 1 &&
-                                            connections_.front().name == wanted);
+    return make_error("no active SQL connection: a person chooses one with `omgdb sql use NAME`, or pass "
+                      "`connection`");
   }
-  for (const auto& c : connections_) {
+  for (const auto& c : *all) {
     if (c.name != wanted || c.access == mcp_access::off) continue;
     target t;
     t.conn = std::shared_ptr<const config::connection>(all, &c);
     t.access = c.access == mcp_access::read_write && !may_write ? mcp_access::read_only : c.access;
-    t.active = active;
+    t.active = wanted == active;
     return t;
   }
   std::string what = name.empty() ? "the active connection `" + wanted + "`" : "connection `" + wanted + "`";
