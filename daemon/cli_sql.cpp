@@ -148,33 +148,38 @@ int approvals_decide(const sql_cli_args& a, bool approve) {
 }
 
 int approvals_watch(const sql_cli_args& a) {
-  auto sockets = sql::admin_sockets(sql::admin_socket_dir());
-  if (sockets.empty()) return no_server();
-  std::cerr << "omgdb: watching " << sockets.size() << " process(es) for approvals; Ctrl-C to stop\n";
+  const fs::path dir = sql::admin_socket_dir();
+  if (sql::admin_sockets(dir).empty()) return no_server();
+  std::cerr << "omgdb: watching for approvals (processes that start later are picked up); Ctrl-C to stop\n";
   auto seen = std::make_shared<std::set<std::string>>();
   auto mu = std::make_shared<std::mutex>();
-  std::vector<std::thread> threads;
-  for (const auto& sock : sockets) {
-    threads.emplace_back([sock, seen, mu, json_out = a.as_json] {
-      (void)sql::admin_watch(sock, [&](const bj::object& o) {
-        if (!o.contains("pending")) return true;
-        std::lock_guard lock(*mu);
-        for (const auto& v : o.at("pending").as_array()) {
-          const auto& p = v.as_object();
-          if (!seen->insert(str(p, "id")).second) continue;
-          if (json_out) std::cout << json::serialize(p) << "\n";
-          else {
-            print_detail(p);
-            std::cout << "\n";
+  std::set<fs::path> watched;
+  // One thread per server process; the directory is scanned again every second. The threads
+  // end with their process, or with this one (Ctrl-C).
+  for (;;) {
+    for (const auto& sock : sql::admin_sockets(dir)) {
+      if (!watched.insert(sock).second) continue;
+      std::thread([sock, seen, mu, json_out = a.as_json] {
+        (void)sql::admin_watch(sock, [&](const bj::object& o) {
+          if (!o.contains("pending")) return true;
+          std::lock_guard lock(*mu);
+          for (const auto& v : o.at("pending").as_array()) {
+            const auto& p = v.as_object();
+            if (!seen->insert(str(p, "id")).second) continue;
+            if (json_out) {
+              std::cout << json::serialize(p) << "\n";
+            } else {
+              print_detail(p);
+              std::cout << "\n";
+            }
+            std::cout.flush();
           }
-          std::cout.flush();
-        }
-        return true;
-      });
-    });
+          return true;
+        });
+      }).detach();
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  for (auto& t : threads) t.join();
-  return 0;
 }
 
 // The configured connections (from --config or the usual search), or nullopt after a warning
