@@ -99,7 +99,7 @@ class Db:
         return "\n".join(lines) + "\n"
 
 
-def write_config(path, dbs, approvals=True, timeout="4s"):
+def write_config(path, dbs, approvals=True, timeout="6s"):
     text = f'scope = "read-write"\n[approvals]\nenabled = {"true" if approvals else "false"}\ntimeout = "{timeout}"\n'
     for db in dbs:
         d = db.dialect
