@@ -47,14 +47,19 @@ struct exec_outcome {
                                   // integers beyond 2^53 and decimals as strings; bytea/blob as
                                   // {"$binary":{"base64":…,"subType":"00"}})
   std::optional<std::int64_t> affected;  // rows changed, when the statement changes rows
-  bool rows_more_available = false;
-  bool truncated = false;         // cut at max_bytes (a whole row boundary)
-  double elapsed_ms = 0;
-  bool committed = false;         // true only when a write was committed
+  bool rows_more_available = false;  // at least one row was not returned (max_rows or max_bytes)
+  bool truncated = false;         // cut at max_bytes (a whole row boundary); implies the above
+  double elapsed_ms = 0;          // the whole call: waiting for a session, setup, statement
+  bool committed = false;         // true only when a write succeeded in autocommit and left no
+                                  // transaction open (never for read_only executions)
 };
 
 // Failures carry a message fit for an agent (server's error text, SQLSTATE when known);
 // a cancelled or timed-out statement says so and says whether anything was committed.
+//
+// Thread-safe: one adapter may serve many threads; each call borrows a pooled session. Calls
+// block (run them off the event loop) but every wait is bounded by `exec_options::timeout` and
+// ends early when `cancelled` is set. docs/sql-adapters.md lists what each dialect guarantees.
 class adapter {
  public:
   virtual ~adapter() = default;

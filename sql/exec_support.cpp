@@ -54,6 +54,17 @@ bool row_budget::add(json::array row) {
   return true;
 }
 
+void row_budget::oversized() noexcept {
+  if (full_) return;
+  if (out_.rows.size() >= max_rows_) {
+    out_.rows_more_available = true;
+  } else {
+    out_.truncated = true;
+    out_.rows_more_available = true;
+  }
+  full_ = true;
+}
+
 namespace {
 constexpr std::int64_t max_exact = std::int64_t{1} << 53;
 }

@@ -59,6 +59,9 @@ class row_budget {
       : out_(out), max_rows_(opts.max_rows), max_bytes_(opts.max_bytes) {}
   bool add(boost::json::array row);
   bool full() const noexcept { return full_; }
+  // A row known to exceed max_bytes before it is even read (a value longer than the budget):
+  // ends the result as `truncated` without materialising the row.
+  void oversized() noexcept;
 
  private:
   exec_outcome& out_;

@@ -196,6 +196,15 @@ status my_run_statement(my_session& s, std::string_view sql, const exec_options&
       if (reads_only) break;
       continue;
     }
+    // A value longer than the whole byte budget is never fetched (a LONGBLOB could be huge).
+    bool too_long = false;
+    for (unsigned i = 0; i < n; ++i)
+      too_long = too_long || (!nulls[i] && bind[i].buffer_type == MYSQL_TYPE_STRING && len[i] > opts.max_bytes);
+    if (too_long) {
+      budget.oversized();
+      if (reads_only) break;
+      continue;
+    }
     json::array a;
     for (unsigned i = 0; i < n; ++i) {
       if (nulls[i]) {

@@ -47,7 +47,7 @@ std::vector<column_info> describe_columns(sqlite3* db, sqlite3_stmt* stmt) {
       int not_null = 0, pk = 0, autoinc = 0;
       if (sqlite3_table_column_metadata(db, dbname, table, origin, nullptr, nullptr, &not_null, &pk, &autoinc) ==
           SQLITE_OK)
-        c.nullable = !not_null && !(pk && autoinc);
+        c.nullable = !not_null && !autoinc;  // AUTOINCREMENT only exists on the rowid alias
     }
     cols.push_back(std::move(c));
   }

@@ -75,9 +75,14 @@ result<json::object> sqlite_schema_summary(sqlite_session& s, std::string_view s
     auto cols = query(s, "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1) ORDER BY cid",
                       {std::string_view(name)});
     if (!cols) return std::move(cols).error();
+    // Only a rowid alias (the single INTEGER PRIMARY KEY column) can never be NULL without a NOT
+    // NULL constraint: other PRIMARY KEY columns accept NULL in SQLite.
+    std::size_t pk_columns = 0;
+    for (auto& c : *cols) pk_columns += truthy(c[4]) ? 1 : 0;
     json::array columns;
     for (auto& c : *cols) {
-      json::object col{{"name", c[0]}, {"type", c[1]}, {"nullable", !truthy(c[2]) && !truthy(c[4])}};
+      bool rowid_alias = pk_columns == 1 && truthy(c[4]) && upper(str(c[1])) == "INTEGER";
+      json::object col{{"name", c[0]}, {"type", c[1]}, {"nullable", !truthy(c[2]) && !rowid_alias}};
       if (!c[3].is_null()) col["default"] = c[3];
       columns.push_back(std::move(col));
     }

@@ -18,7 +18,13 @@ omgdb_free_port() {
 if ! declare -F omgdb_add_exit_hook >/dev/null; then
   OMGDB_EXIT_HOOKS=()
   omgdb_run_exit_hooks() { local h; for h in "${OMGDB_EXIT_HOOKS[@]}"; do eval "$h" || true; done; }
-  omgdb_add_exit_hook() { OMGDB_EXIT_HOOKS+=("$1"); trap omgdb_run_exit_hooks EXIT; }
+  # A hook is one self-contained line (values expanded). With OMGDB_EXIT_HOOK_FILE set it is
+  # also appended there, for a watcher that cleans up if the caller is killed outright.
+  omgdb_add_exit_hook() {
+    OMGDB_EXIT_HOOKS+=("$1")
+    trap omgdb_run_exit_hooks EXIT
+    if [ -n "${OMGDB_EXIT_HOOK_FILE:-}" ]; then printf '%s\n' "$1" >>"$OMGDB_EXIT_HOOK_FILE"; fi
+  }
 fi
 
 OMGDB_TEST_MARIADB_DIR=$(mktemp -d /tmp/omgdb-mariadb.XXXXXX)
@@ -27,7 +33,8 @@ OMGDB_TEST_MARIADB_USER=omgdb
 OMGDB_TEST_MARIADB_PASSWORD=omgdb-mariadb-test-secret
 OMGDB_TEST_MARIADB_DB=omgdb_test
 omgdb_my_user=$(id -un)
-omgdb_add_exit_hook 'if [ -s "$OMGDB_TEST_MARIADB_DIR/mysqld.pid" ]; then kill "$(cat "$OMGDB_TEST_MARIADB_DIR/mysqld.pid")" 2>/dev/null; for _ in $(seq 50); do [ -e "$OMGDB_TEST_MARIADB_DIR/mysqld.pid" ] || break; sleep 0.1; done; fi; rm -rf "$OMGDB_TEST_MARIADB_DIR"'
+omgdb_my_dir_q=$(printf %q "$OMGDB_TEST_MARIADB_DIR")
+omgdb_add_exit_hook "if [ -s $omgdb_my_dir_q/mysqld.pid ]; then kill \$(cat $omgdb_my_dir_q/mysqld.pid) 2>/dev/null; for _ in \$(seq 50); do [ -e $omgdb_my_dir_q/mysqld.pid ] || break; sleep 0.1; done; fi; rm -rf $omgdb_my_dir_q"
 
 mariadb-install-db --no-defaults --datadir="$OMGDB_TEST_MARIADB_DIR/data" --user="$omgdb_my_user" \
   --auth-root-authentication-method=socket --skip-test-db --skip-name-resolve \

@@ -20,7 +20,13 @@ omgdb_free_port() {
 if ! declare -F omgdb_add_exit_hook >/dev/null; then
   OMGDB_EXIT_HOOKS=()
   omgdb_run_exit_hooks() { local h; for h in "${OMGDB_EXIT_HOOKS[@]}"; do eval "$h" || true; done; }
-  omgdb_add_exit_hook() { OMGDB_EXIT_HOOKS+=("$1"); trap omgdb_run_exit_hooks EXIT; }
+  # A hook is one self-contained line (values expanded). With OMGDB_EXIT_HOOK_FILE set it is
+  # also appended there, for a watcher that cleans up if the caller is killed outright.
+  omgdb_add_exit_hook() {
+    OMGDB_EXIT_HOOKS+=("$1")
+    trap omgdb_run_exit_hooks EXIT
+    if [ -n "${OMGDB_EXIT_HOOK_FILE:-}" ]; then printf '%s\n' "$1" >>"$OMGDB_EXIT_HOOK_FILE"; fi
+  }
 fi
 
 OMGDB_TEST_PG_DIR=$(mktemp -d /tmp/omgdb-pg.XXXXXX)
@@ -35,7 +41,8 @@ fi
 chmod 700 "$OMGDB_TEST_PG_DIR"
 printf '%s\n' "$OMGDB_TEST_PG_PASSWORD" >"$OMGDB_TEST_PG_DIR/pwfile"
 [ "$(id -u)" -ne 0 ] || chown postgres: "$OMGDB_TEST_PG_DIR/pwfile"
-omgdb_add_exit_hook '"${omgdb_pg_as[@]}" "$omgdb_pg_bin/pg_ctl" -D "$OMGDB_TEST_PG_DIR/data" -m immediate stop >/dev/null 2>&1; rm -rf "$OMGDB_TEST_PG_DIR"'
+printf -v omgdb_pg_stop '%q ' "${omgdb_pg_as[@]}" "$omgdb_pg_bin/pg_ctl" -D "$OMGDB_TEST_PG_DIR/data" -m immediate stop
+omgdb_add_exit_hook "$omgdb_pg_stop>/dev/null 2>&1; rm -rf $(printf %q "$OMGDB_TEST_PG_DIR")"
 
 "${omgdb_pg_as[@]}" "$omgdb_pg_bin/initdb" -D "$OMGDB_TEST_PG_DIR/data" -U "$OMGDB_TEST_PG_USER" \
   --pwfile="$OMGDB_TEST_PG_DIR/pwfile" -A scram-sha-256 -E UTF8 --locale=C --no-sync >"$OMGDB_TEST_PG_DIR/initdb.log" 2>&1 \

@@ -348,3 +348,47 @@ TEST_CASE("many threads share one adapter and its small pool") {
 }
 
 }  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("explain never executes: no sleep, no ANALYZE smuggled in front of the statement") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto before = fingerprint(*a);
+    std::string sleep = d == sql_dialect::postgres ? "SELECT pg_sleep(5)"
+                        : d == sql_dialect::mysql  ? "SELECT SLEEP(5)"
+                                                   : "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                                                     "SELECT count(*) FROM r";
+    for (const std::string& sql : std::vector<std::string>{sleep, "ANALYZE " + sleep, "ANALYZE DELETE FROM scratch",
+                                   "(ANALYZE) DELETE FROM items", "ANALYZE FORMAT=JSON DELETE FROM items"}) {
+      CAPTURE(sql);
+      auto start = std::chrono::steady_clock::now();
+      (void)a->explain(sql, rw(std::chrono::milliseconds(8000)));
+      CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+    }
+    CHECK(fingerprint(*a) == before);
+  }
+}
+
+}  // namespace omgdb::test
+
+namespace omgdb::test {
+
+TEST_CASE("a value longer than the byte budget ends the result as truncated") {
+  for (auto d : all_dialects()) {
+    CAPTURE(config::to_string(d));
+    auto a = open(d);
+    auto o = ro();
+    o.max_bytes = 1000;
+    std::string_view sql = pick(d, "SELECT 1, 'small' UNION ALL SELECT 2, printf('%.5000c', 'x')",
+                                "SELECT 1, 'small' UNION ALL SELECT 2, repeat('x', 5000)",
+                                "SELECT 1, 'small' UNION ALL SELECT 2, REPEAT('x', 5000)");
+    auto out = run(*a, sql, o);
+    CHECK(out.rows.size() == 1);
+    CHECK(out.truncated);
+    CHECK(out.rows_more_available);
+  }
+}
+
+}  // namespace omgdb::test

@@ -9,6 +9,16 @@ shift
 bin=$build/sql_server_tests
 [ -x "$bin" ] || { echo "sql_servers: $bin not built" >&2; exit 1; }
 
+# If this script is killed outright (SIGKILL on a ctest timeout) its EXIT trap never runs: a
+# watcher runs the same stop hooks (tests/lib/start_*.sh write them to this file) once the
+# script is gone. Running a hook twice is harmless.
+export OMGDB_EXIT_HOOK_FILE
+OMGDB_EXIT_HOOK_FILE=$(mktemp /tmp/omgdb-sql-servers-hooks.XXXXXX)
+( trap '' INT TERM
+  while kill -0 $$ 2>/dev/null; do sleep 1; done
+  while IFS= read -r hook; do eval "$hook" || true; done <"$OMGDB_EXIT_HOOK_FILE"
+  rm -f "$OMGDB_EXIT_HOOK_FILE" ) >/dev/null 2>&1 </dev/null &
+
 t0=$(date +%s.%N)
 . "$here/../lib/start_postgres.sh"
 . "$here/../lib/start_mariadb.sh"
@@ -22,7 +32,7 @@ mariadb --no-defaults -h 127.0.0.1 -P "$OMGDB_TEST_MARIADB_PORT" -u "$OMGDB_TEST
   -p"$OMGDB_TEST_MARIADB_PASSWORD" "$OMGDB_TEST_MARIADB_DB" <"$here/fixture_mariadb.sql"
 
 sqlite_dir=$(mktemp -d /tmp/omgdb-sqlite.XXXXXX)
-omgdb_add_exit_hook 'rm -rf "$sqlite_dir"'
+omgdb_add_exit_hook "rm -rf $(printf %q "$sqlite_dir")"
 export OMGDB_TEST_SQLITE_FILE=$sqlite_dir/fixture.db
 load_sqlite() {  # load_sqlite DB_FILE SQL_FILE
   if command -v sqlite3 >/dev/null 2>&1; then
