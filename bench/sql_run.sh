@@ -24,5 +24,5 @@ if [ ! -f "$ref" ]; then
     >/dev/null 2>&1 || echo "sql bench: could not install the reference server with npm; measuring omgdb only" >&2
 fi
 work=$(mktemp -d "$here/out/sqlwork-XXXXXX")
-omgdb_add_exit_hook 'rm -rf "$work"'
+omgdb_add_exit_hook "rm -rf $(printf %q "$work")"
 python3 "$here/sql_bench.py" "$bin" "$work" "$ref" "$@"

@@ -8,6 +8,15 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${1:?usage: run.sh <omgdb binary>}
 dialects=${OMGDB_E2E_DIALECTS:-sqlite,postgres,mysql}
 
+# If this script is killed outright (a ctest timeout), its EXIT trap never runs: a watcher runs
+# the stop hooks that tests/lib/start_*.sh append to this file once the script is gone.
+export OMGDB_EXIT_HOOK_FILE
+OMGDB_EXIT_HOOK_FILE=$(mktemp /tmp/omgdb-sqle2e-hooks.XXXXXX)
+( trap '' INT TERM
+  while kill -0 $$ 2>/dev/null; do sleep 1; done
+  while IFS= read -r hook; do eval "$hook" || true; done <"$OMGDB_EXIT_HOOK_FILE"
+  rm -f "$OMGDB_EXIT_HOOK_FILE" ) >/dev/null 2>&1 </dev/null &
+
 if [[ $dialects == *postgres* ]] && [ -x /usr/lib/postgresql/15/bin/postgres ]; then
   . "$here/../lib/start_postgres.sh"
 fi
@@ -15,6 +24,11 @@ if [[ $dialects == *mysql* ]] && command -v mariadb-install-db >/dev/null 2>&1; 
   . "$here/../lib/start_mariadb.sh"
 fi
 work=$(mktemp -d /tmp/omgdb-sqle2e.XXXXXX)
-if declare -F omgdb_add_exit_hook >/dev/null; then omgdb_add_exit_hook 'rm -rf "$work"'; else trap 'rm -rf "$work"' EXIT; fi
+if declare -F omgdb_add_exit_hook >/dev/null; then
+  omgdb_add_exit_hook "rm -rf $(printf %q "$work")"
+else
+  echo "rm -rf $(printf %q "$work")" >>"$OMGDB_EXIT_HOOK_FILE"
+  trap 'rm -rf "$work"' EXIT
+fi
 export OMGDB_E2E_DIALECTS=$dialects
 python3 "$here/e2e.py" "$bin" "$work"
