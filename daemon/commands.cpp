@@ -12,6 +12,7 @@
 #include "common/log.hpp"
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
+#include "daemon/sql_runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
@@ -87,15 +88,16 @@ int run_mcp(const mcp_command& cmd) {
   apply_logging(*loaded);
   auth::scope scope = loaded->scope;
   auto live = std::make_shared<live_settings>(*loaded);
+  auto sql = make_sql_service(*loaded, true);  // its admin channel lets a person approve
   auto stores = std::make_shared<engine::store_registry>();
   mcp::server_options opts;
   opts.scope = scope;
   opts.max_result_bytes = loaded->max_result_bytes;
-  opts.workers = loaded->workers;
+  opts.workers = workers_for(loaded->workers, sql.get());
   install_observer(opts);
   int status = 0;
   {
-    mcp::server srv(opts, build_catalogue(live, stores));
+    mcp::server srv(opts, build_catalogue(live, stores, sql));
     log::info("serving MCP on stdio at scope " + std::string(auth::to_string(scope)));
     transports::stdio_options io;
     io.on_signal_exit = [stores] { stores->close_all(); };

@@ -9,6 +9,7 @@
 
 #include "auth/scope.hpp"
 #include "common/json.hpp"
+#include "daemon/cli_sql.hpp"
 #include "daemon/commands.hpp"
 
 namespace {
@@ -184,6 +185,8 @@ int main(int argc, char** argv) {
   tools_cmd->add_option("--scope", scope, "read, read-write (default) or dangerous");
   tools_cmd->add_flag("--json", as_json, "Print the tools/list entries as JSON");
 
+  auto run_sql_command = omgdb::daemon::add_sql_commands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -191,6 +194,7 @@ int main(int argc, char** argv) {
   }
 
   using namespace omgdb::daemon;
+  if (auto status = run_sql_command()) return *status;
   if (*mcp_cmd) {
     if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
     if (via_opt->count() && mcp.standalone) mcp.rejected.push_back("--via");

@@ -3,6 +3,7 @@
 
 #include "auth/paths.hpp"
 #include "tools/catalog.hpp"
+#include "tools/sql_tools.hpp"
 
 namespace omgdb::daemon {
 
@@ -39,11 +40,13 @@ void confine_file_argument(mcp::tool& t) {
 }  // namespace
 
 std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
-                                       std::shared_ptr<engine::store_registry> stores) {
-  // SQL tools join here, built from live->current()->connections (they follow SIGHUP).
+                                       std::shared_ptr<engine::store_registry> stores,
+                                       std::shared_ptr<sql::service> sql) {
+  // The SQL service follows SIGHUP itself (serve.cpp hands it the reloaded connections).
   (void)live;
   auto tools = tools::document_tools(std::move(stores));
   for (auto& t : tools) confine_file_argument(t);
+  for (auto& t : tools::sql_tools(std::move(sql))) tools.push_back(std::move(t));
   return tools;
 }
 

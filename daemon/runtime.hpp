@@ -18,6 +18,7 @@
 #include "daemon/logging.hpp"
 #include "engine/store.hpp"
 #include "mcp/tool.hpp"
+#include "sql/service.hpp"
 
 namespace omgdb::daemon {
 
@@ -43,11 +44,12 @@ class live_settings {
   std::shared_ptr<const config::settings> current_;
 };
 
-// The whole tool catalogue of this process: the document tools over `stores` (and, once
-// sql/ provides them, the SQL tools over `live->current()->connections`). Builds no
+// The whole tool catalogue of this process: the document tools over `stores`, then the SQL
+// tools over `sql` (daemon/sql_runtime.hpp), listed only when it has connections. Builds no
 // connection and opens no store.
 std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
-                                       std::shared_ptr<engine::store_registry> stores);
+                                       std::shared_ptr<engine::store_registry> stores,
+                                       std::shared_ptr<sql::service> sql = nullptr);
 
 // The same catalogue (names, schemas, annotations, scopes) whose every call answers an
 // "unavailable" error without touching a store, a database or the network.

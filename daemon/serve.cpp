@@ -13,6 +13,7 @@
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
 #include "daemon/service.hpp"
+#include "daemon/sql_runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/conformance_tools.hpp"
@@ -127,7 +128,8 @@ int run_serve(const serve_command& cmd) {
 
   auto live = std::make_shared<live_settings>(s);
   auth::set_store_roots(s.store_roots);
-  http.on_reload = [&cmd, live]() -> std::optional<transports::http_reloadable> {
+  auto sql = make_sql_service(s, true);  // its admin channel lets a person approve
+  http.on_reload = [&cmd, live, sql]() -> std::optional<transports::http_reloadable> {
     auto next = effective_settings(cmd.config_file, cmd.given);
     if (!next) {
       log::error("SIGHUP: the config is not usable, keeping the current one: " + next.error().message);
@@ -147,6 +149,7 @@ int run_serve(const serve_command& cmd) {
     apply_logging(*next);
     auth::set_store_roots(next->store_roots);
     auto r = reloadable_of(*next, std::move(*tokens));
+    sql->replace_connections(next->connections);
     live->replace(std::move(*next));
     service::notify_status("reloaded; serving");
     return r;
@@ -177,12 +180,12 @@ int run_serve(const serve_command& cmd) {
   mcp::server_options opts;
   opts.scope = s.scope;
   opts.max_result_bytes = s.max_result_bytes;
-  opts.workers = s.workers;
+  opts.workers = workers_for(s.workers, sql.get());
   opts.max_in_flight = s.http.max_in_flight;
   install_observer(opts);
   int status = 0;
   {
-    auto catalogue = build_catalogue(live, stores);
+    auto catalogue = build_catalogue(live, stores, sql);
     if (cmd.conformance_fixtures) {
       std::cerr << "omgdb: WARNING: --conformance-fixtures adds the conformance suite's test tools; test runs only.\n";
       for (auto& t : tools::conformance_fixture_tools()) catalogue.push_back(std::move(t));

@@ -4,6 +4,8 @@
 #include <exception>
 #include <new>
 
+#include <unistd.h>
+
 #include "common/json.hpp"
 #include "common/log.hpp"
 
@@ -52,7 +54,10 @@ std::string_view negotiate_version(const bj::value* requested) noexcept {
 }
 
 session::session(server& srv, auth::scope ceiling, send_fn send)
-    : server_(srv), ceiling_(ceiling), send_(std::move(send)), log_level_(3 /* warning */) {}
+    : server_(srv), ceiling_(ceiling), send_(std::move(send)), log_level_(3 /* warning */) {
+  static std::atomic<unsigned long> counter{0};
+  id_ = "mcp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
 
 session::~session() {
   cancel_all();
@@ -221,6 +226,9 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
   ctx.scope = ceiling_;
   ctx.cancelled = &call->cancelled;
   ctx.max_result_bytes = server_.options().max_result_bytes;
+  ctx.session_id = id_;
+  ctx.request_id = call->key;
+  ctx.client_gone = &client_gone_;
   ctx.progress = [this, call](double progress, double total, const std::string& message) {
     if (call->progress_token.is_null() || call->cancelled) return;
     std::lock_guard lock(call->progress_mu);
@@ -281,7 +289,10 @@ void session::finish_call(const std::shared_ptr<call_state>& call, std::string m
   if (calls_.empty()) idle_cv_.notify_all();
 }
 
+void session::end_of_input() { client_gone_ = true; }
+
 void session::cancel_all() {
+  client_gone_ = true;
   std::lock_guard lock(mu_);
   for (auto& [k, c] : calls_) c->cancelled = true;
 }

@@ -53,8 +53,14 @@ class session : public std::enable_shared_from_this<session> {
   // that parse's strictness violation ("" when clean). Non-objects are ignored.
   void handle_message(const boost::json::value& msg, const std::string& violation);
 
-  // Cancels every call still queued or running; their replies are dropped.
+  // Cancels every call still queued or running; their replies are dropped. Calls see the
+  // client as gone (call_context::client_gone).
   void cancel_all();
+  // The client stopped sending (end of stdin): running calls continue and are answered, but
+  // waits for a person (SQL approvals) end, since nobody is left to receive their result.
+  void end_of_input();
+  // A process-unique id ("mcp-<pid>-<n>"), recorded with SQL approvals and history.
+  const std::string& id() const noexcept { return id_; }
   // Blocks until no call of this session is queued or running.
   void wait_idle();
 
@@ -83,6 +89,8 @@ class session : public std::enable_shared_from_this<session> {
   auth::scope ceiling_;
   send_fn send_;
   std::atomic<bool> initialized_{false};
+  std::atomic<bool> client_gone_{false};
+  std::string id_;
   std::atomic<int> log_level_;
   std::string label_ = "-";
 

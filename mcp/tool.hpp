@@ -54,8 +54,16 @@ struct call_context {
   std::function<void(log_level, const std::string&)> log;
   // Upper bound on the text a tool returns; larger results are cut at a record boundary.
   std::size_t max_result_bytes = 1 << 20;
+  // Who is calling: a process-unique id of the MCP session and the call's JSON-RPC id
+  // (serialized). Empty outside a session (the command line, unit tests).
+  std::string session_id;
+  std::string request_id;
+  // Set when the client went away (stdin closed, HTTP session ended); `cancelled` is set too.
+  // Lets a long wait (an SQL approval) say which of the two ended it.
+  const std::atomic<bool>* client_gone = nullptr;
 
   bool is_cancelled() const noexcept { return cancelled && cancelled->load(); }
+  bool is_client_gone() const noexcept { return client_gone && client_gone->load(); }
 };
 
 // The body of a tools/call result: text blocks, flagged as an error or not.

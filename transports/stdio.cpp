@@ -114,7 +114,10 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
     std::promise<void> dispatched;
     auto done = dispatched.get_future();
     asio::post(ioc, [&dispatched] { dispatched.set_value(); });
-    if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) sess->wait_idle();
+    if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) {
+      sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
+      sess->wait_idle();
+    }
     asio::post(ioc, [&] {
       signals.cancel();
       guard.reset();

@@ -1,0 +1,37 @@
+#include "daemon/sql_runtime.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "common/log.hpp"
+
+namespace omgdb::daemon {
+
+std::shared_ptr<sql::service> make_sql_service(const config::settings& s, bool serve_approvals) {
+  sql::service_options o;
+  o.approval_timeout = s.approvals.timeout;
+  o.approvals_enabled = s.approvals.enabled;
+  o.max_pending = max_pending_approvals;
+  auto svc = std::make_shared<sql::service>(s.connections, o);
+  if (svc->empty() || !serve_approvals) return svc;
+  if (!s.approvals.enabled) {
+    log::warning("SQL approvals are disabled ([approvals] enabled = false): every execution that needs a person "
+                 "fails closed");
+    return svc;
+  }
+  if (auto ok = svc->open_admin_channel(sql::admin_socket_dir()); !ok) {
+    log::warning("SQL approvals unavailable, executions that need a person fail closed: " + ok.error().message);
+  } else {
+    log::info("SQL approvals: decide with `omgdb approvals list|approve ID|reject ID` (admin socket " +
+              svc->admin_socket() + ")");
+  }
+  return svc;
+}
+
+std::size_t workers_for(std::size_t configured, const sql::service* sql) {
+  std::size_t base = configured != 0 ? configured : std::max<std::size_t>(2, std::thread::hardware_concurrency());
+  if (sql && !sql->empty()) base += max_pending_approvals;
+  return base;
+}
+
+}  // namespace omgdb::daemon
