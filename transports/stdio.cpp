@@ -1,4 +1,5 @@
 #include "transports/stdio.hpp"
+#include "transports/stdio_link.hpp"
 
 #include <unistd.h>
 
@@ -21,7 +22,7 @@
 namespace omgdb::transports {
 namespace asio = boost::asio;
 
-namespace {
+namespace detail {
 
 // Writes whole lines to one fd under a mutex; after the first failed write (the client went
 // away) further output is dropped.
@@ -54,81 +55,102 @@ class line_writer {
   bool broken_ = false;
 };
 
-}  // namespace
+stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceiling, stdio_options options,
+                       std::function<void()> on_input_end)
+    : ioc_(ioc), options_(std::move(options)), on_input_end_(std::move(on_input_end)) {
+  writer_ = std::make_shared<line_writer>(options_.out_fd);
+  session_ = std::make_shared<mcp::session>(
+      srv, ceiling, [writer = writer_](std::string message, std::string_view) { writer->write_line(std::move(message)); });
+  session_->set_label("stdio");
+  reader_ = std::thread([this] { read_loop(); });
+}
+
+stdio_link::~stdio_link() {
+  // After a signal the reader may still be blocked in read(); it holds nothing worth waiting for.
+  if (reader_.joinable()) reader_.detach();
+}
+
+void stdio_link::cancel_all() { session_->cancel_all(); }
+void stdio_link::wait_idle() { session_->wait_idle(); }
+void stdio_link::join() {
+  if (reader_.joinable()) reader_.join();
+}
+
+// A blocking reader thread works for pipes, terminals and regular files alike (epoll
+// refuses regular files); each complete line is handed to the event loop.
+void stdio_link::read_loop() {
+  auto& ioc = ioc_;
+  auto sess = session_;
+  auto& writer = writer_;
+  const auto& options = options_;
+  std::string buf;
+  std::string chunk(64 * 1024, '\0');
+  bool discarding = false;
+  for (;;) {
+    ssize_t n = ::read(options.in_fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+      if (chunk[i] != '\n') continue;
+      if (!discarding) {
+        buf.append(chunk, start, i - start);
+        asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+      }
+      buf = std::string();
+      discarding = false;
+      start = i + 1;
+    }
+    if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
+    if (!discarding && buf.size() > options.max_line_bytes) {
+      log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) +
+                   " bytes");
+      writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
+                         std::to_string(options.max_line_bytes) + R"( bytes"}})");
+      buf = std::string();
+      discarding = true;
+    }
+  }
+  if (!discarding && !buf.empty()) {
+    asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+  }
+  // End of input: let every posted line be dispatched, then wait for running calls.
+  std::promise<void> dispatched;
+  auto done = dispatched.get_future();
+  asio::post(ioc, [&dispatched] { dispatched.set_value(); });
+  if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) sess->wait_idle();
+  asio::post(ioc, on_input_end_);
+}
+
+}  // namespace detail
 
 int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& options) {
   std::signal(SIGPIPE, SIG_IGN);
   asio::io_context ioc;
   auto guard = asio::make_work_guard(ioc);
-  auto writer = std::make_shared<line_writer>(options.out_fd);
-  auto sess = std::make_shared<mcp::session>(
-      srv, ceiling, [writer](std::string message, std::string_view) { writer->write_line(std::move(message)); });
-  sess->set_label("stdio");
-
   bool interrupted = false;
   asio::signal_set signals(ioc, SIGTERM, SIGINT);
+  detail::stdio_link link(ioc, srv, ceiling, options, [&] {
+    signals.cancel();
+    guard.reset();
+  });
   signals.async_wait([&](const boost::system::error_code& ec, int sig) {
     if (ec) return;
     log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", stopping");
     interrupted = true;
-    sess->cancel_all();
+    link.cancel_all();
     guard.reset();
     ioc.stop();
-  });
-
-  // A blocking reader thread works for pipes, terminals and regular files alike (epoll
-  // refuses regular files); each complete line is handed to the event loop.
-  std::thread reader([&, sess] {
-    std::string buf;
-    std::string chunk(64 * 1024, '\0');
-    bool discarding = false;
-    for (;;) {
-      ssize_t n = ::read(options.in_fd, chunk.data(), chunk.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      std::size_t start = 0;
-      for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-        if (chunk[i] != '\n') continue;
-        if (!discarding) {
-          buf.append(chunk, start, i - start);
-          asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
-        }
-        buf = std::string();
-        discarding = false;
-        start = i + 1;
-      }
-      if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
-      if (!discarding && buf.size() > options.max_line_bytes) {
-        log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) +
-                     " bytes");
-        writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
-                           std::to_string(options.max_line_bytes) + R"( bytes"}})");
-        buf = std::string();
-        discarding = true;
-      }
-    }
-    if (!discarding && !buf.empty()) {
-      asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
-    }
-    // End of input: let every posted line be dispatched, then wait for running calls.
-    std::promise<void> dispatched;
-    auto done = dispatched.get_future();
-    asio::post(ioc, [&dispatched] { dispatched.set_value(); });
-    if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) sess->wait_idle();
-    asio::post(ioc, [&] {
-      signals.cancel();
-      guard.reset();
-    });
   });
 
   ioc.run();
   if (interrupted) {
     // The reader may still be blocked in read(); it holds no resources worth waiting for.
-    sess->wait_idle();
+    link.wait_idle();
     if (options.on_signal_exit) options.on_signal_exit();
     std::_Exit(0);
   }
-  reader.join();
+  link.join();
   return 0;
 }
 
