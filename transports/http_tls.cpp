@@ -60,16 +60,18 @@ result<std::shared_ptr<ssl::context>> make_tls_context(const std::string& cert_f
   // A passphrase-protected key would make OpenSSL prompt on the terminal (stdin is MCP's):
   // refuse it instead.
   SSL_CTX_set_default_passwd_cb(native, [](char*, int, int, void*) { return 0; });
+  // The key first: a certificate loaded after a key that is not its own drops the key, which
+  // the check below then reports as a mismatch (rather than as an unusable key).
   boost::system::error_code ec;
-  ctx->use_certificate_chain_file(cert_file, ec);
-  if (ec) {
-    return make_error("cannot use the TLS certificate `" + cert_file + "` (`tls_cert` in [http]): " +
-                      openssl_reason(ec) + "; it must be a PEM certificate (chain)");
-  }
   ctx->use_private_key_file(key_file, ssl::context::pem, ec);
   if (ec) {
     return make_error("cannot use the TLS key `" + key_file + "` (`tls_key` in [http]): " + openssl_reason(ec) +
                       "; it must be an unencrypted PEM private key");
+  }
+  ctx->use_certificate_chain_file(cert_file, ec);
+  if (ec) {
+    return make_error("cannot use the TLS certificate `" + cert_file + "` (`tls_cert` in [http]): " +
+                      openssl_reason(ec) + "; it must be a PEM certificate (chain)");
   }
   if (SSL_CTX_check_private_key(native) != 1) {
     ERR_clear_error();
