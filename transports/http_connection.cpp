@@ -14,6 +14,7 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "common/log.hpp"
+#include "transports/http_replies.hpp"
 #include "transports/http_tls.hpp"
 
 namespace omgdb::transports::http {
@@ -227,30 +228,6 @@ asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigne
   co_return !dropped && chunked && keep_alive && !ctx.stopping;
 }
 
-// `/healthz` and `/metrics`, once screen_ops has let the request through.
-http_reply ops_reply(server_context& ctx, ops_endpoint which, bool head) {
-  http_reply r;
-  r.status = 200;
-  if (which == ops_endpoint::healthz) {
-    r.set("Content-Type", "text/plain; charset=utf-8");
-    r.body = ctx.stopping ? "stopping\n" : "ok\n";
-  } else {
-    r.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    auto gauge = [&r](std::string_view name, std::string_view help, std::size_t value) {
-      r.body += "# HELP " + std::string(name) + " " + std::string(help) + "\n# TYPE " + std::string(name) + " gauge\n" +
-                std::string(name) + " " + std::to_string(value) + "\n";
-    };
-    gauge("omgdb_http_sessions", "Live HTTP sessions.", ctx.sessions.live_count());
-    gauge("omgdb_http_sessions_stored", "HTTP sessions known, live or kept from the last run.", ctx.sessions.size());
-    gauge("omgdb_http_connections", "Open HTTP connections.", ctx.live.size());
-    gauge("omgdb_sse_streams", "Open GET (server-to-client) SSE streams.", ctx.sessions.open_get_streams());
-    gauge("omgdb_worker_queue_depth", "Tool calls waiting for a worker thread.", ctx.sessions.queued_calls());
-    if (ctx.options.metrics_text) r.body += ctx.options.metrics_text();
-  }
-  r.set("Cache-Control", "no-store");
-  if (head) r.body.clear();
-  return r;
-}
 
 template <class C>
 asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, const request_view& view) {
@@ -343,34 +320,6 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
   co_await close_stream(*c);
 }
 
-// Reads (briefly) what the peer sent after a final reply, so that closing does not reset the
-// connection before it has read that reply; then closes.
-asio::awaitable<void> drain_and_close(beast::tcp_stream& stream) {
-  beast::error_code ec;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  char sink[4096];
-  for (int i = 0; i < 256 && !ec; ++i) {
-    auto [rec, got] = co_await stream.async_read_some(asio::buffer(sink), nothrow);
-    ec = rec;
-  }
-  stream.close();
-}
-
-// Writes a complete raw HTTP reply outside any parsed exchange, then closes.
-asio::awaitable<void> reply_and_close(beast::tcp_stream& stream, std::string_view status, std::string_view type,
-                                      std::string_view body, std::string_view extra_headers) {
-  std::string reply = "HTTP/1.1 " + std::string(status) + "\r\nServer: omgdb\r\nContent-Type: " + std::string(type) +
-                      "\r\nConnection: close\r\n" + std::string(extra_headers) +
-                      "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
-  stream.expires_after(std::chrono::seconds(2));
-  auto [ec, n] = co_await asio::async_write(stream, asio::buffer(reply), nothrow);
-  if (ec) {
-    stream.close();
-    co_return;
-  }
-  co_await drain_and_close(stream);
-}
-
 // Keeps a connection in `live` while its coroutine runs (max_connections, shutdown).
 struct tracked {
   server_context& ctx;
@@ -424,11 +373,5 @@ asio::awaitable<void> serve_tls_connection(std::shared_ptr<server_context> ctx, 
   }
 }
 
-asio::awaitable<void> refuse_connection(tcp::socket socket) {
-  constexpr std::string_view body =
-      R"({"jsonrpc":"2.0","error":{"code":-32000,"message":"Service Unavailable: too many open connections; retry"}})";
-  beast::tcp_stream stream(std::move(socket));
-  co_await reply_and_close(stream, "503 Service Unavailable", "application/json", body, "Retry-After: 5\r\n");
-}
 
 }  // namespace omgdb::transports::http

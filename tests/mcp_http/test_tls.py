@@ -9,6 +9,7 @@ import socket
 import ssl
 import subprocess
 import tempfile
+import time
 import unittest
 
 from common import BIN, INIT, TOKEN, Client, Proc, env_with_token, text_of
@@ -100,6 +101,30 @@ class Https(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertTrue(headers['content-type'].startswith('text/event-stream'), headers)
         self.assertIn(b'"id":9', body)
+
+    def open_get(self, c):
+        conn = c.connection()
+        conn.request('GET', '/mcp', headers={'Authorization': 'Bearer ' + TOKEN, 'Accept': 'text/event-stream',
+                                             'Mcp-Session-Id': c.session})
+        return conn, conn.getresponse()
+
+    def test_a_dropped_get_stream_is_noticed_at_once_so_a_reconnect_succeeds(self):
+        c = Client(self.d.port, tls_context=self.ctx)
+        c.initialize()
+        conn, first = self.open_get(c)
+        self.assertEqual(first.status, 200)
+        self.assertEqual(self.open_get(c)[1].status, 409)
+        first.close()
+        conn.close()
+        deadline = time.monotonic() + 3  # keep-alive comments come every 15 s: not what frees it
+        status = 409
+        while status == 409 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            again, r = self.open_get(c)
+            status = r.status
+            r.close()
+            again.close()
+        self.assertEqual(status, 200)
 
     def test_the_token_is_still_required(self):
         c = Client(self.d.port, tls_context=self.ctx)
