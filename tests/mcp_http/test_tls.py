@@ -126,6 +126,26 @@ class Https(unittest.TestCase):
             again.close()
         self.assertEqual(status, 200)
 
+    def via(self, ca):
+        env = env_with_token()
+        env['SSL_CERT_FILE'] = ca
+        messages = [INIT, {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
+                    {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list'}]
+        r = subprocess.run([BIN, 'mcp', '--via', 'https://127.0.0.1:%d/mcp' % self.d.port], env=env,
+                           input=''.join(json.dumps(m) + '\n' for m in messages), capture_output=True, text=True,
+                           timeout=60)
+        return [json.loads(line) for line in r.stdout.splitlines()], r.stderr, r.returncode
+
+    def test_the_via_bridge_speaks_https_and_verifies_the_certificate(self):
+        lines, err, code = self.via(CERT)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([m.get('id') for m in lines], [1, 2], lines)
+        self.assertIn('insert', [t['name'] for t in lines[1]['result']['tools']])
+        lines, err, code = self.via(OTHER_CERT)  # a CA that did not sign the daemon's certificate
+        self.assertEqual(code, 0, err)
+        self.assertTrue(lines and all('error' in m for m in lines), lines)
+        self.assertIn('certificate verify failed', lines[0]['error']['message'])
+
     def test_the_token_is_still_required(self):
         c = Client(self.d.port, tls_context=self.ctx)
         self.assertEqual(c.post(INIT, token=False)[0], 401)
