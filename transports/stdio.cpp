@@ -62,7 +62,51 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
   session_ = std::make_shared<mcp::session>(
       srv, ceiling, [writer = writer_](std::string message, std::string_view) { writer->write_line(std::move(message)); });
   session_->set_label("stdio");
-  reader_ = std::thread([this] { read_loop(); });
+
+  // A blocking reader thread works for pipes, terminals and regular files alike (epoll
+  // refuses regular files); each complete line is handed to the event loop.
+  reader_ = std::thread([this, sess = session_] {
+    auto& ioc = ioc_;
+    auto& writer = writer_;
+    const auto& options = options_;
+    std::string buf;
+    std::string chunk(64 * 1024, '\0');
+    bool discarding = false;
+    for (;;) {
+      ssize_t n = ::read(options.in_fd, chunk.data(), chunk.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::size_t start = 0;
+      for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+        if (chunk[i] != '\n') continue;
+        if (!discarding) {
+          buf.append(chunk, start, i - start);
+          asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+        }
+        buf = std::string();
+        discarding = false;
+        start = i + 1;
+      }
+      if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
+      if (!discarding && buf.size() > options.max_line_bytes) {
+        log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) +
+                     " bytes");
+        writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
+                           std::to_string(options.max_line_bytes) + R"( bytes"}})");
+        buf = std::string();
+        discarding = true;
+      }
+    }
+    if (!discarding && !buf.empty()) {
+      asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+    }
+    // End of input: let every posted line be dispatched, then wait for running calls.
+    std::promise<void> dispatched;
+    auto done = dispatched.get_future();
+    asio::post(ioc, [&dispatched] { dispatched.set_value(); });
+    if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) sess->wait_idle();
+    asio::post(ioc, on_input_end_);
+  });
 }
 
 stdio_link::~stdio_link() {
@@ -74,52 +118,6 @@ void stdio_link::cancel_all() { session_->cancel_all(); }
 void stdio_link::wait_idle() { session_->wait_idle(); }
 void stdio_link::join() {
   if (reader_.joinable()) reader_.join();
-}
-
-// A blocking reader thread works for pipes, terminals and regular files alike (epoll
-// refuses regular files); each complete line is handed to the event loop.
-void stdio_link::read_loop() {
-  auto& ioc = ioc_;
-  auto sess = session_;
-  auto& writer = writer_;
-  const auto& options = options_;
-  std::string buf;
-  std::string chunk(64 * 1024, '\0');
-  bool discarding = false;
-  for (;;) {
-    ssize_t n = ::read(options.in_fd, chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-      if (chunk[i] != '\n') continue;
-      if (!discarding) {
-        buf.append(chunk, start, i - start);
-        asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
-      }
-      buf = std::string();
-      discarding = false;
-      start = i + 1;
-    }
-    if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
-    if (!discarding && buf.size() > options.max_line_bytes) {
-      log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) +
-                   " bytes");
-      writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
-                         std::to_string(options.max_line_bytes) + R"( bytes"}})");
-      buf = std::string();
-      discarding = true;
-    }
-  }
-  if (!discarding && !buf.empty()) {
-    asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
-  }
-  // End of input: let every posted line be dispatched, then wait for running calls.
-  std::promise<void> dispatched;
-  auto done = dispatched.get_future();
-  asio::post(ioc, [&dispatched] { dispatched.set_value(); });
-  if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) sess->wait_idle();
-  asio::post(ioc, on_input_end_);
 }
 
 }  // namespace detail

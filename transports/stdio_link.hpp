@@ -46,8 +46,6 @@ class stdio_link {
   std::shared_ptr<mcp::session> session_;
   std::function<void()> on_input_end_;
   std::thread reader_;
-
-  void read_loop();
 };
 
 }  // namespace omgdb::transports::detail
