@@ -7,15 +7,18 @@
 #include <iostream>
 #include <limits>
 
+#include "auth/paths.hpp"
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "daemon/http_setup.hpp"
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
 #include "daemon/sql_runtime.hpp"
 #include "engine/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
+#include "transports/http_server.hpp"
 #include "transports/stdio.hpp"
 #include "transports/via.hpp"
 
@@ -77,6 +80,47 @@ int run_via_bridge(const mcp_command& cmd) {
   return transports::run_via(o);
 }
 
+// `omgdb mcp --http ADDR`: stdio and HTTP on one event loop and one server.
+static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, mcp::server_options opts,
+                             std::shared_ptr<live_settings> live, std::shared_ptr<engine::store_registry> stores,
+                             std::shared_ptr<sql::service> sql) {
+  auto configured = http_options_of(s, cmd.http, false, false);
+  if (!configured) {
+    std::cerr << "omgdb: " << configured.error().message << "\n";
+    return 2;
+  }
+  transports::http_options http = std::move(*configured);
+  if (http.tokens.empty()) {
+    std::cerr << "omgdb: " << missing_token_help("omgdb mcp --http") << "\n";
+    return 2;
+  }
+  // Session records stay in memory: the process lives as long as its stdio client, and a
+  // `serve` daemon may own the state directory's file.
+  http.state_dir.clear();
+  auth::set_store_roots(s.store_roots);
+  http.on_reload = make_reloader(cmd.config_file, cmd.given, false, live,
+                                 [sql](const config::settings& next) { sql->replace_connections(next.connections); });
+  http.metrics_text = [live] { return tool_metrics_text() + store_metrics_text(live->current()->store_roots); };
+  std::string scope_name(auth::to_string(s.scope));
+  std::size_t token_count = http.tokens.size();
+  http.on_listening = [&](const std::string& url) {
+    std::cerr << "omgdb: serving MCP on stdio and listening on " << url << "\n"
+              << "omgdb: HTTP clients authenticate with the header `Authorization: Bearer <token>`; " << token_count
+              << " token(s) accepted (not shown); scope " << scope_name << "\n";
+    std::cerr.flush();
+  };
+  opts.max_in_flight = s.http.max_in_flight;
+  int status = 0;
+  {
+    mcp::server srv(opts, build_catalogue(live, stores, sql));
+    transports::stdio_options io;
+    io.on_signal_exit = [stores] { stores->close_all(); };
+    status = transports::run_stdio_and_http(srv, s.scope, io, http);
+  }
+  stores->close_all();
+  return status;
+}
+
 int run_mcp(const mcp_command& cmd) {
   if (cmd.standalone) return run_standalone(cmd);
   if (!cmd.via.empty()) return run_via_bridge(cmd);
@@ -95,6 +139,7 @@ int run_mcp(const mcp_command& cmd) {
   opts.max_result_bytes = loaded->max_result_bytes;
   opts.workers = workers_for(loaded->workers, sql.get());
   install_observer(opts);
+  if (!cmd.http.empty()) return run_mcp_with_http(cmd, *loaded, opts, live, stores, sql);
   int status = 0;
   {
     mcp::server srv(opts, build_catalogue(live, stores, sql));

@@ -10,13 +10,14 @@
 
 namespace omgdb::daemon {
 
-// `omgdb mcp`: MCP over stdio.
+// `omgdb mcp`: MCP over stdio (with --http, also Streamable HTTP from the same server).
 struct mcp_command {
   std::optional<std::string> config_file;  // --config
   config::overrides given;                 // options given on the command line
   bool standalone = false;                 // --standalone or OMGDB_MCP_STANDALONE=1
   std::vector<std::string> rejected;       // options that standalone mode refuses (--http, …)
   std::string via;                         // --via URL: bridge stdio to a running daemon
+  std::string http;                        // --http HOST:PORT: also serve Streamable HTTP there
 };
 
 int run_mcp(const mcp_command& cmd);

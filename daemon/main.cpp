@@ -72,11 +72,12 @@ int main(int argc, char** argv) {
   mcp_cmd->add_flag("--standalone", mcp.standalone,
                     "List the tools only: every call answers `unavailable`, touching no store, database or network "
                     "(also OMGDB_MCP_STANDALONE=1)");
-  std::string http_address;
   auto* via_opt = mcp_cmd->add_option("--via", mcp.via,
                                       "Forward to a running `omgdb serve` at this URL, e.g. http://127.0.0.1:41922/mcp "
                                       "(token from OMGDB_HTTP_TOKEN)");
-  auto* http_opt = mcp_cmd->add_option("--http", http_address, "Also serve HTTP on ADDR (not available yet; use `omgdb serve`)");
+  auto* http_opt = mcp_cmd->add_option("--http", mcp.http,
+                                       "Also serve Streamable HTTP on HOST:PORT from the same server (tokens and limits "
+                                       "as `omgdb serve`; docs/http.md)");
 
   omgdb::daemon::serve_command serve;
   auto* serve_cmd = app.add_subcommand("serve", "Serve MCP over Streamable HTTP on a loopback address (docs/http.md)");
@@ -198,11 +199,11 @@ int main(int argc, char** argv) {
   if (*mcp_cmd) {
     if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
     if (via_opt->count() && mcp.standalone) mcp.rejected.push_back("--via");
-    if (http_opt->count()) mcp.rejected.push_back("--http");
+    if (http_opt->count() && mcp.standalone) mcp.rejected.push_back("--http");
     if (mcp.standalone) {
       if (mcp.config_file) mcp.rejected.push_back("--config");
-    } else if (!mcp.rejected.empty()) {
-      std::cerr << "omgdb: " << mcp.rejected.front() << " is not available yet; use `omgdb serve` for HTTP\n";
+    } else if (http_opt->count() && via_opt->count()) {
+      std::cerr << "omgdb: --http and --via cannot be combined: --via forwards to a daemon that serves HTTP already\n";
       return 2;
     }
     return run_mcp(mcp);

@@ -10,7 +10,7 @@ packages=(
   libtomlplusplus-dev libcli11-dev doctest-dev
   libpq-dev libmariadb-dev libsqlite3-dev libsystemd-dev
   postgresql mariadb-server mariadb-client
-  nodejs npm python3
+  nodejs npm python3 openssl
 )
 if [ "${OMGDB_DEPS_EXTRA:-}" != "" ]; then
   read -r -a extra <<<"$OMGDB_DEPS_EXTRA"

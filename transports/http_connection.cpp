@@ -8,42 +8,57 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include "common/log.hpp"
+#include "transports/http_replies.hpp"
+#include "transports/http_tls.hpp"
 
 namespace omgdb::transports::http {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
 }
 
-struct connection : std::enable_shared_from_this<connection> {
-  explicit connection(tcp::socket s) : stream(std::move(s)) {}
-  beast::tcp_stream stream;
+// What the listener may do to any live connection, plain or TLS.
+struct connection {
+  virtual ~connection() = default;
+  virtual beast::tcp_stream& lowest() = 0;
   bool idle = true;  // waiting for the next request head
 };
 
 void server_context::close_idle_connections() {
   for (connection* c : live) {
-    if (c->idle) c->stream.cancel();
+    if (c->idle) c->lowest().cancel();
   }
 }
 
 void server_context::close_all_connections() {
   for (connection* c : live) {
     beast::error_code ec;
-    c->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-    c->stream.cancel();
+    c->lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+    c->lowest().cancel();
   }
 }
 
 namespace {
+
+// The coroutine below serves either stream type: beast::tcp_stream or tls_stream.
+template <class Stream>
+struct stream_connection : connection, std::enable_shared_from_this<stream_connection<Stream>> {
+  template <class... Args>
+  explicit stream_connection(Args&&... args) : stream(std::forward<Args>(args)...) {}
+  Stream stream;
+  beast::tcp_stream& lowest() override { return beast::get_lowest_layer(stream); }
+};
 
 using parser_type = bhttp::request_parser<bhttp::string_body>;
 
@@ -79,7 +94,8 @@ bool duplicated_security_header(const parser_type& parser) {
          req.count(bhttp::field::authorization) > 1 || req.count("Mcp-Session-Id") > 1;
 }
 
-asio::awaitable<bool> write_reply(connection& c, const server_context& ctx, http_reply r, unsigned version,
+template <class C>
+asio::awaitable<bool> write_reply(C& c, const server_context& ctx, http_reply r, unsigned version,
                                   bool keep_alive) {
   bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
   res.set(bhttp::field::server, "omgdb");
@@ -87,14 +103,15 @@ asio::awaitable<bool> write_reply(connection& c, const server_context& ctx, http
   res.body() = std::move(r.body);
   res.keep_alive(keep_alive && !r.close && !ctx.stopping);
   res.prepare_payload();
-  c.stream.expires_after(ctx.options.write_timeout);
+  c.lowest().expires_after(ctx.options.write_timeout);
   auto [ec, n] = co_await bhttp::async_write(c.stream, res, nothrow);
   co_return !ec && res.keep_alive();
 }
 
 // Writes one piece of a streamed body: a chunk (HTTP/1.1) or raw bytes (HTTP/1.0).
-asio::awaitable<bool> write_piece(connection& c, const server_context& ctx, bool chunked, const std::string& data) {
-  c.stream.expires_after(ctx.options.write_timeout);
+template <class C>
+asio::awaitable<bool> write_piece(C& c, const server_context& ctx, bool chunked, const std::string& data) {
+  c.lowest().expires_after(ctx.options.write_timeout);
   if (!chunked) {
     auto [ec, n] = co_await asio::async_write(c.stream, asio::buffer(data), nothrow);
     co_return !ec;
@@ -106,11 +123,12 @@ asio::awaitable<bool> write_piece(connection& c, const server_context& ctx, bool
 // Notices a peer that hangs up while its response is pending or streaming, so the outlet is
 // released at once (a GET stream can be reopened, a POST's later messages go to the event
 // log) instead of at the next keep-alive write. Bytes of a pipelined request are left alone.
-void watch_for_hangup(const std::shared_ptr<connection>& c, const std::shared_ptr<outlet>& o) {
-  c->stream.socket().async_wait(tcp::socket::wait_read, [c, o](const boost::system::error_code& ec) {
+template <class C>
+void watch_for_hangup(const std::shared_ptr<C>& c, const std::shared_ptr<outlet>& o) {
+  c->lowest().socket().async_wait(tcp::socket::wait_read, [c, o](const boost::system::error_code& ec) {
     if (ec) return;
     boost::system::error_code error;
-    if (c->stream.socket().available(error) == 0 || error) {
+    if (c->lowest().socket().available(error) == 0 || error) {
       o->gone = true;
       o->finish();
     }
@@ -118,18 +136,19 @@ void watch_for_hangup(const std::shared_ptr<connection>& c, const std::shared_pt
 }
 
 // Drains an outlet: a JSON reply, or a chunked SSE stream that ends when the outlet finishes.
-asio::awaitable<bool> stream_out(connection& c, server_context& ctx, exchange ex, unsigned version,
+template <class C>
+asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigned version,
                                  bool keep_alive) {
   auto o = ex.out;
   watch_for_hangup(c.shared_from_this(), o);
   struct unwatch {
-    connection& c;
+    C& c;
     ~unwatch() {
       boost::system::error_code ignored;
-      c.stream.socket().cancel(ignored);
+      c.lowest().socket().cancel(ignored);
     }
   } unwatch_on_exit{c};
-  asio::steady_timer timer(c.stream.get_executor());
+  asio::steady_timer timer(c.lowest().get_executor());
   o->wake = [&timer] { timer.cancel(); };
   struct unhook {  // the outlet may outlive this frame (it stays in the session's log path)
     outlet& o;
@@ -146,7 +165,7 @@ asio::awaitable<bool> stream_out(connection& c, server_context& ctx, exchange ex
     if (chunked) res.chunked(true);
     res.keep_alive(chunked && keep_alive);
     bhttp::response_serializer<bhttp::empty_body> sr{res};
-    c.stream.expires_after(ctx.options.write_timeout);
+    c.lowest().expires_after(ctx.options.write_timeout);
     auto [ec, n] = co_await bhttp::async_write_header(c.stream, sr, nothrow);
     started = true;
     co_return !ec;
@@ -191,7 +210,7 @@ asio::awaitable<bool> stream_out(connection& c, server_context& ctx, exchange ex
         break;
       }
       if (chunked) {
-        c.stream.expires_after(ctx.options.write_timeout);
+        c.lowest().expires_after(ctx.options.write_timeout);
         auto [ec, n] = co_await asio::async_write(c.stream, bhttp::make_chunk_last(), nothrow);
         if (ec) dropped = true;
       }
@@ -209,32 +228,9 @@ asio::awaitable<bool> stream_out(connection& c, server_context& ctx, exchange ex
   co_return !dropped && chunked && keep_alive && !ctx.stopping;
 }
 
-// `/healthz` and `/metrics`, once screen_ops has let the request through.
-http_reply ops_reply(server_context& ctx, ops_endpoint which, bool head) {
-  http_reply r;
-  r.status = 200;
-  if (which == ops_endpoint::healthz) {
-    r.set("Content-Type", "text/plain; charset=utf-8");
-    r.body = ctx.stopping ? "stopping\n" : "ok\n";
-  } else {
-    r.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    auto gauge = [&r](std::string_view name, std::string_view help, std::size_t value) {
-      r.body += "# HELP " + std::string(name) + " " + std::string(help) + "\n# TYPE " + std::string(name) + " gauge\n" +
-                std::string(name) + " " + std::to_string(value) + "\n";
-    };
-    gauge("omgdb_http_sessions", "Live HTTP sessions.", ctx.sessions.live_count());
-    gauge("omgdb_http_sessions_stored", "HTTP sessions known, live or kept from the last run.", ctx.sessions.size());
-    gauge("omgdb_http_connections", "Open HTTP connections.", ctx.live.size());
-    gauge("omgdb_sse_streams", "Open GET (server-to-client) SSE streams.", ctx.sessions.open_get_streams());
-    gauge("omgdb_worker_queue_depth", "Tool calls waiting for a worker thread.", ctx.sessions.queued_calls());
-    if (ctx.options.metrics_text) r.body += ctx.options.metrics_text();
-  }
-  r.set("Cache-Control", "no-store");
-  if (head) r.body.clear();
-  return r;
-}
 
-asio::awaitable<bool> respond(connection& c, server_context& ctx, parser_type& parser, const request_view& view) {
+template <class C>
+asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, const request_view& view) {
   unsigned version = parser.get().version();
   exchange ex;
   if (view.method == "POST") {
@@ -250,7 +246,22 @@ asio::awaitable<bool> respond(connection& c, server_context& ctx, parser_type& p
   co_return co_await stream_out(c, ctx, std::move(ex), version, view.keep_alive);
 }
 
-asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr<connection> c) {
+asio::awaitable<void> close_stream(stream_connection<beast::tcp_stream>& c) {
+  beast::error_code ignored;
+  c.lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+  c.stream.close();
+  co_return;
+}
+
+// Sends TLS close_notify (waiting briefly for the peer's), then closes the socket.
+asio::awaitable<void> close_stream(stream_connection<tls_stream>& c) {
+  c.lowest().expires_after(std::chrono::seconds(2));
+  co_await c.stream.async_shutdown(nothrow);
+  c.lowest().close();
+}
+
+template <class C>
+asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr<C> c) {
   const http_options& opt = ctx->options;
   beast::flat_buffer buffer;
   bool first = true;
@@ -259,7 +270,7 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
     parser.header_limit(static_cast<std::uint32_t>(opt.max_header_bytes));
     parser.body_limit(boost::none);  // judged by the gate first (after Host, Origin and token)
     c->idle = true;
-    c->stream.expires_after(first ? opt.header_timeout : opt.keep_alive_idle);
+    c->lowest().expires_after(first ? opt.header_timeout : opt.keep_alive_idle);
     auto [ec, n] = co_await bhttp::async_read_header(c->stream, buffer, parser, nothrow);
     c->idle = false;
     if (ec) {
@@ -292,7 +303,7 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
     }
     if (!parser.is_done()) {
       parser.body_limit(opt.max_body_bytes);
-      c->stream.expires_after(opt.header_timeout);
+      c->lowest().expires_after(opt.header_timeout);
       auto [ec2, n2] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
       if (ec2 == bhttp::error::body_limit) {
         http_reply r = json_error(413, -32000, "Payload Too Large: the body exceeds " +
@@ -306,21 +317,24 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
     }
     if (!co_await respond(*c, *ctx, parser, view)) break;
   }
-  beast::error_code ignored;
-  c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  c->stream.close();
+  co_await close_stream(*c);
 }
+
+// Keeps a connection in `live` while its coroutine runs (max_connections, shutdown).
+struct tracked {
+  server_context& ctx;
+  connection* c;
+  tracked(server_context& x, connection* y) : ctx(x), c(y) { ctx.live.insert(c); }
+  ~tracked() { ctx.live.erase(c); }
+  tracked(const tracked&) = delete;
+  tracked& operator=(const tracked&) = delete;
+};
 
 }  // namespace
 
 asio::awaitable<void> serve_connection(std::shared_ptr<server_context> ctx, tcp::socket socket) {
-  auto c = std::make_shared<connection>(std::move(socket));
-  struct tracked {
-    server_context& ctx;
-    connection* c;
-    ~tracked() { ctx.live.erase(c); }
-  } registration{*ctx, c.get()};
-  ctx->live.insert(c.get());
+  auto c = std::make_shared<stream_connection<beast::tcp_stream>>(std::move(socket));
+  tracked registration(*ctx, c.get());
   try {
     co_await serve(ctx, c);
   } catch (const std::exception& e) {
@@ -328,26 +342,36 @@ asio::awaitable<void> serve_connection(std::shared_ptr<server_context> ctx, tcp:
   }
 }
 
-asio::awaitable<void> refuse_connection(tcp::socket socket) {
-  constexpr std::string_view body =
-      R"({"jsonrpc":"2.0","error":{"code":-32000,"message":"Service Unavailable: too many open connections; retry"}})";
-  std::string reply =
-      "HTTP/1.1 503 Service Unavailable\r\nServer: omgdb\r\nContent-Type: application/json\r\n"
-      "Connection: close\r\nRetry-After: 5\r\nContent-Length: " +
-      std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
-  beast::tcp_stream stream(std::move(socket));
-  stream.expires_after(std::chrono::seconds(2));
-  auto [ec, n] = co_await asio::async_write(stream, asio::buffer(reply), nothrow);
-  beast::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  // Drain what the client sent (briefly) so that closing does not reset the connection
-  // before it has read the reply.
-  char sink[4096];
-  for (int i = 0; i < 256 && !ec; ++i) {
-    auto [rec, got] = co_await stream.async_read_some(asio::buffer(sink), nothrow);
-    ec = rec;
+asio::awaitable<void> serve_tls_connection(std::shared_ptr<server_context> ctx, std::shared_ptr<asio::ssl::context> tls,
+                                           tcp::socket socket) {
+  auto c = std::make_shared<stream_connection<tls_stream>>(std::move(socket), *tls);
+  tracked registration(*ctx, c.get());
+  try {
+    beast::flat_buffer hello;
+    c->lowest().expires_after(ctx->options.header_timeout);
+    auto [ec, is_tls] = co_await beast::async_detect_ssl(c->lowest(), hello, nothrow);
+    if (ec) {
+      c->lowest().close();
+      co_return;
+    }
+    if (!is_tls) {
+      log::debug("a plain HTTP request reached the HTTPS listener; answered 400");
+      co_await reply_and_close(c->lowest(), "400 Bad Request", "text/plain; charset=utf-8",
+                               "This port speaks HTTPS: use an https:// URL.\n", "");
+      co_return;
+    }
+    c->lowest().expires_after(ctx->options.header_timeout);
+    auto [hec, used] = co_await c->stream.async_handshake(asio::ssl::stream_base::server, hello.data(), nothrow);
+    if (hec) {
+      log::debug("TLS handshake failed: " + hec.message());
+      c->lowest().close();
+      co_return;
+    }
+    co_await serve(ctx, c);
+  } catch (const std::exception& e) {
+    log::error(std::string("HTTPS connection failed: ") + e.what());
   }
-  stream.close();
 }
+
 
 }  // namespace omgdb::transports::http

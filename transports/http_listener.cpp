@@ -1,5 +1,8 @@
-// The HTTP transport's event loop: binds the loopback address, accepts connections, expires
-// idle sessions, and shuts down gracefully on SIGTERM/SIGINT.
+// The HTTP transport's listener: binds the address (loopback, or with TLS a remote one when
+// allowed), accepts connections, expires idle sessions, reloads on SIGHUP and shuts down
+// gracefully. `run_http` drives it on its own event loop, stopping on SIGTERM/SIGINT.
+#include "transports/http_listener.hpp"
+
 #include <sys/socket.h>
 
 #include <csignal>
@@ -19,26 +22,58 @@
 #include "common/log.hpp"
 #include "transports/http_connection.hpp"
 #include "transports/http_server.hpp"
+#include "transports/http_tls.hpp"
 
 namespace omgdb::transports {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
+namespace detail {
+
+struct listener_state {
+  asio::io_context& ioc;
+  std::shared_ptr<http::server_context> ctx;
+  std::shared_ptr<asio::ssl::context> tls;  // null: plain HTTP
+  tcp::acceptor acceptor;
+  asio::steady_timer sweep;
+  asio::signal_set hangup;
+  asio::steady_timer heartbeat;
+  std::string url;
+  std::vector<std::string> extra_origins;  // https:// loopback origins when serving TLS
+  std::vector<std::string> extra_hosts;    // the bound non-loopback address itself
+  bool shutting_down = false;
+
+  explicit listener_state(asio::io_context& io)
+      : ioc(io), acceptor(io), sweep(io), hangup(io, SIGHUP), heartbeat(io) {}
+};
+
+}  // namespace detail
+
 namespace {
 
 constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+using loop_state = detail::listener_state;
 
-struct loop_state {
-  std::shared_ptr<http::server_context> ctx;
-  tcp::acceptor acceptor;
-  asio::steady_timer sweep;
-  asio::signal_set signals;
-  asio::signal_set hangup;
-  asio::steady_timer heartbeat;
+std::vector<std::string> with_extra(std::vector<std::string> list, const std::vector<std::string>& extra) {
+  list.insert(list.end(), extra.begin(), extra.end());
+  return list;
+}
 
-  explicit loop_state(asio::io_context& ioc)
-      : acceptor(ioc), sweep(ioc), signals(ioc, SIGTERM, SIGINT), hangup(ioc, SIGHUP), heartbeat(ioc) {}
-};
+// A non-loopback address is served only over TLS and only when the config allows it.
+status check_address(const http_options& o, bool socket_activated) {
+  if (o.container_any_address) return {};
+  if (!socket_activated && auth::is_loopback_host(o.host)) return {};
+  std::string what = socket_activated ? "the socket passed by systemd (LISTEN_FDS)" : o.host;
+  if (!o.allow_remote) {
+    return make_error("refusing to listen on " + what + ": not a loopback address. Remote access needs "
+                      "`allow_remote = true` and `tls_cert`/`tls_key` in the [http] section of the config");
+  }
+  if (o.tls_cert.empty() || o.tls_key.empty()) {
+    return make_error("refusing to listen on " + what + ": `allow_remote = true` also needs `tls_cert` and "
+                      "`tls_key` in the [http] section of the config (remote clients must use HTTPS)");
+  }
+  return {};
+}
 
 // SIGHUP: ask the daemon for new settings and apply them between requests (the loop thread
 // owns everything touched here). Sessions and connections are kept.
@@ -54,8 +89,8 @@ void wait_for_hangup(loop_state& st) {
     }
     if (next) {
       ctx.gate.tokens = std::move(next->tokens);
-      ctx.gate.origins.allowed_origins = next->allow_origins;
-      ctx.gate.origins.allowed_hosts = next->allow_hosts;
+      ctx.gate.origins.allowed_origins = with_extra(next->allow_origins, st.extra_origins);
+      ctx.gate.origins.allowed_hosts = with_extra(next->allow_hosts, st.extra_hosts);
       ctx.gate.max_body_bytes = next->max_body_bytes;
       ctx.options.allow_origins = std::move(next->allow_origins);
       ctx.options.allow_hosts = std::move(next->allow_hosts);
@@ -92,10 +127,21 @@ asio::awaitable<void> accept_loop(loop_state& st) {
     }
     auto executor = socket.get_executor();
     if (ctx->live.size() >= ctx->options.max_connections) {
+      if (st.tls) {
+        // A 503 in plain text means nothing to a TLS client; closing says "retry" as well.
+        log::warning("too many open connections (" + std::to_string(ctx->live.size()) + "); closing a new one");
+        boost::system::error_code ignored;
+        socket.close(ignored);
+        continue;
+      }
       asio::co_spawn(executor, http::refuse_connection(std::move(socket)), asio::detached);
       continue;
     }
-    asio::co_spawn(executor, http::serve_connection(ctx, std::move(socket)), asio::detached);
+    if (st.tls) {
+      asio::co_spawn(executor, http::serve_tls_connection(ctx, st.tls, std::move(socket)), asio::detached);
+    } else {
+      asio::co_spawn(executor, http::serve_connection(ctx, std::move(socket)), asio::detached);
+    }
   }
 }
 
@@ -114,7 +160,8 @@ asio::awaitable<void> sweep_loop(loop_state& st) {
 
 // Stop accepting, end GET streams, let running calls answer until the deadline, then end
 // every response and stop the loop once the connections are gone (or after one more second).
-asio::awaitable<void> shut_down(loop_state& st, asio::io_context& ioc) {
+asio::awaitable<void> shut_down_loop(loop_state& st, std::function<void()> done) {
+  auto& ioc = st.ioc;
   auto ctx = st.ctx;
   ctx->stopping = true;
   if (ctx->options.on_stopping) ctx->options.on_stopping();
@@ -140,59 +187,75 @@ asio::awaitable<void> shut_down(loop_state& st, asio::io_context& ioc) {
     co_await wait.async_wait(nothrow);
   }
   ctx->close_all_connections();
-  ioc.stop();
+  if (done) asio::post(ioc, std::move(done));
 }
 
 }  // namespace
 
-int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options) {
-  std::signal(SIGPIPE, SIG_IGN);
-  if (options.listen_fd < 0 && !options.container_any_address && !auth::is_loopback_host(options.host)) {
-    log::error("refusing to listen on " + options.host + ": only loopback addresses are allowed (TLS is not available yet)");
-    return 1;
-  }
-  asio::io_context ioc(1);
+
+namespace detail {
+
+http_listener::http_listener(std::unique_ptr<listener_state> st) : st_(std::move(st)) {}
+http_listener::~http_listener() = default;
+
+result<std::unique_ptr<http_listener>> http_listener::open(asio::io_context& ioc, mcp::server& srv,
+                                                           auth::scope ceiling, const http_options& options) {
+  bool activated = options.listen_fd >= 0;
   boost::system::error_code ec;
   auto address = asio::ip::make_address(options.host == "localhost" ? "127.0.0.1" : options.host, ec);
-  if (ec) {
-    log::error("invalid listen address " + options.host + ": " + ec.message());
-    return 1;
+  if (!activated) {
+    if (auto ok = check_address(options, false); !ok) return std::move(ok).error();
+    if (ec) return make_error("invalid listen address " + options.host + ": " + ec.message());
   }
-  loop_state st(ioc);
-  if (options.listen_fd >= 0) {
-    // Socket activation: the socket is bound already; it must be a loopback TCP socket.
+  auto st = std::make_unique<listener_state>(ioc);
+  if (!options.tls_cert.empty() || !options.tls_key.empty()) {
+    auto tls = http::make_tls_context(options.tls_cert, options.tls_key);
+    if (!tls) return std::move(tls).error();
+    st->tls = std::move(*tls);
+  }
+  ec.clear();
+  if (activated) {
+    // Socket activation: the socket is bound already; it must be a TCP socket, and a loopback
+    // one unless remote access over TLS is configured.
     sockaddr_storage sa{};
     socklen_t len = sizeof sa;
     if (::getsockname(options.listen_fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0 ||
         (sa.ss_family != AF_INET && sa.ss_family != AF_INET6)) {
-      log::error("the socket passed by systemd (LISTEN_FDS) is not a TCP socket");
-      return 1;
+      return make_error("the socket passed by systemd (LISTEN_FDS) is not a TCP socket");
     }
-    st.acceptor.assign(sa.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), options.listen_fd, ec);
-    if (!ec) address = st.acceptor.local_endpoint(ec).address();
+    st->acceptor.assign(sa.ss_family == AF_INET6 ? tcp::v6() : tcp::v4(), options.listen_fd, ec);
+    if (!ec) address = st->acceptor.local_endpoint(ec).address();
     if (!ec && !address.is_loopback()) {
-      log::error("the socket passed by systemd listens on " + address.to_string() +
-                 ", not a loopback address; use ListenStream=127.0.0.1:PORT");
-      return 1;
+      if (auto ok = check_address(options, true); !ok) {
+        return make_error("the socket passed by systemd listens on " + address.to_string() +
+                          ", not a loopback address; use ListenStream=127.0.0.1:PORT, or " +
+                          "set `allow_remote = true`, `tls_cert` and `tls_key` in [http]");
+      }
     }
   } else {
     tcp::endpoint endpoint(address, options.port);
-    st.acceptor.open(endpoint.protocol(), ec);
-    if (!ec) st.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) st.acceptor.bind(endpoint, ec);
-    if (!ec) st.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    st->acceptor.open(endpoint.protocol(), ec);
+    if (!ec) st->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) st->acceptor.bind(endpoint, ec);
+    if (!ec) st->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   }
-  if (ec) {
-    log::error("cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message());
-    return 1;
+  if (ec) return make_error("cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message());
+  std::uint16_t port = st->acceptor.local_endpoint(ec).port();
+  std::string shown_host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  std::string p = ":" + std::to_string(port);
+  if (st->tls) {
+    st->extra_origins = {"https://127.0.0.1" + p, "https://localhost" + p, "https://[::1]" + p};
   }
-  std::uint16_t port = st.acceptor.local_endpoint().port();
+  if (!address.is_loopback() && !address.is_unspecified()) {
+    st->extra_hosts.push_back(shown_host + p);  // an address literal cannot be rebound by DNS
+    if (st->tls) st->extra_origins.push_back("https://" + shown_host + p);
+  }
 
   http::gate_policy gate;
   gate.path = options.path;
   gate.origins.port = port;
-  gate.origins.allowed_origins = options.allow_origins;
-  gate.origins.allowed_hosts = options.allow_hosts;
+  gate.origins.allowed_origins = with_extra(options.allow_origins, st->extra_origins);
+  gate.origins.allowed_hosts = with_extra(options.allow_hosts, st->extra_hosts);
   gate.tokens = options.tokens;
   gate.no_auth = options.no_auth;
   gate.max_body_bytes = options.max_body_bytes;
@@ -203,26 +266,50 @@ int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options)
   table.limits.log_bytes = options.event_log_bytes;
   table.limits.max_buffered_bytes = std::max<std::size_t>(options.event_log_bytes, 1u << 20);
   table.state_dir = options.state_dir;
-  st.ctx = std::make_shared<http::server_context>(options, std::move(gate), srv, ceiling, std::move(table),
-                                                  [&ioc](std::function<void()> fn) { asio::post(ioc, std::move(fn)); });
+  st->ctx = std::make_shared<http::server_context>(options, std::move(gate), srv, ceiling, std::move(table),
+                                                   [&ioc](std::function<void()> fn) { asio::post(ioc, std::move(fn)); });
+  st->url = std::string(st->tls ? "https://" : "http://") + shown_host + p + options.path;
+  return std::unique_ptr<http_listener>(new http_listener(std::move(st)));
+}
 
-  std::string shown_host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
-  if (options.on_listening) options.on_listening("http://" + shown_host + ":" + std::to_string(port) + options.path);
-
-  st.signals.async_wait([&](const boost::system::error_code& e, int sig) {
-    if (e) return;
-    log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", shutting down");
-    asio::co_spawn(ioc, shut_down(st, ioc), asio::detached);
-  });
-  asio::co_spawn(ioc, accept_loop(st), asio::detached);
-  asio::co_spawn(ioc, sweep_loop(st), asio::detached);
+void http_listener::start() {
+  auto& st = *st_;
+  if (st.ctx->options.on_listening) st.ctx->options.on_listening(st.url);
+  asio::co_spawn(st.ioc, accept_loop(st), asio::detached);
+  asio::co_spawn(st.ioc, sweep_loop(st), asio::detached);
   if (st.ctx->options.heartbeat_interval.count() > 0 && st.ctx->options.on_heartbeat) {
-    asio::co_spawn(ioc, heartbeat_loop(st), asio::detached);
+    asio::co_spawn(st.ioc, heartbeat_loop(st), asio::detached);
   }
   wait_for_hangup(st);
-  ioc.run();
+}
 
-  st.ctx->sessions.close_all();
+void http_listener::shut_down(std::function<void()> done) {
+  if (st_->shutting_down) return;
+  st_->shutting_down = true;
+  asio::co_spawn(st_->ioc, shut_down_loop(*st_, std::move(done)), asio::detached);
+}
+
+void http_listener::finish() { st_->ctx->sessions.close_all(); }
+
+}  // namespace detail
+
+int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  asio::io_context ioc(1);
+  auto listener = detail::http_listener::open(ioc, srv, ceiling, options);
+  if (!listener) {
+    log::error(listener.error().message);
+    return 1;
+  }
+  asio::signal_set signals(ioc, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& e, int sig) {
+    if (e) return;
+    log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", shutting down");
+    (*listener)->shut_down([&ioc] { ioc.stop(); });
+  });
+  (*listener)->start();
+  ioc.run();
+  (*listener)->finish();
   if (options.on_stopped) options.on_stopped();
   return 0;
 }

@@ -1,6 +1,6 @@
 // omgdb transports — MCP Streamable HTTP (protocol revisions 2024-11-05 … 2025-11-25).
 //
-// One endpoint, `/mcp`, on a loopback address:
+// One endpoint, `/mcp`, on a loopback address (or, with TLS and `allow_remote`, any address):
 //  - POST carries one JSON-RPC message. A request is answered with `application/json`, or
 //    with a `text/event-stream` when the client accepts one and the call emits a progress or
 //    log notification before its response; a notification or response gets 202, no body.
@@ -43,7 +43,7 @@ struct http_reloadable {
 };
 
 struct http_options {
-  std::string host = "127.0.0.1";  // must be a loopback address (checked by run_http)
+  std::string host = "127.0.0.1";  // loopback, unless allow_remote and TLS (checked by run_http)
   std::uint16_t port = 41922;      // 0: the OS picks one
   std::string path = "/mcp";
   bool no_auth = false;                    // --no-auth: loopback test runs only
@@ -51,6 +51,12 @@ struct http_options {
   std::vector<std::string> allow_origins;  // --allow-origin, beyond the loopback origins
   std::vector<std::string> allow_hosts;    // --allow-host, beyond the loopback names
   std::string state_dir;                   // session records; "" keeps them in memory only
+  // HTTPS: PEM certificate chain and private key (unencrypted), both or neither; loaded and
+  // checked against each other at start-up. TLS 1.2 at least; forward-secret AEAD ciphers.
+  std::string tls_cert;
+  std::string tls_key;
+  // A non-loopback `host` (or activated socket) is served only when this is set *and* TLS is.
+  bool allow_remote = false;
 
   std::size_t max_body_bytes = 4u << 20;      // larger POST bodies: 413
   std::size_t max_header_bytes = 16u << 10;   // larger request heads: 431
@@ -92,7 +98,18 @@ struct http_options {
 
 // Serves until SIGTERM or SIGINT, then shuts down gracefully (stop accepting, let in-flight
 // calls finish up to shutdown_deadline, end SSE streams, keep live session records).
-// Returns 0 after a clean stop, 1 when the address cannot be bound or is not loopback.
+// Returns 0 after a clean stop, 1 when the address cannot be bound or is refused, or the TLS
+// certificate or key cannot be used.
 int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options);
+
+struct stdio_options;
+
+// `omgdb mcp --http`: the stdio session and the HTTP listener on one event loop, feeding one
+// server (one dispatcher, one worker pool). End of stdin: the stdio calls finish and answer,
+// then the HTTP listener shuts down gracefully and this returns 0. SIGTERM/SIGINT: stdio calls
+// are cancelled, HTTP shuts down gracefully, `stdio.on_signal_exit` runs and the process ends
+// with status 0 (as run_stdio). Returns 1 when the listener cannot start (nothing is served).
+int run_stdio_and_http(mcp::server& srv, auth::scope ceiling, const stdio_options& stdio,
+                       const http_options& http);
 
 }  // namespace omgdb::transports

@@ -1,4 +1,5 @@
 #include "transports/stdio.hpp"
+#include "transports/stdio_link.hpp"
 
 #include <unistd.h>
 
@@ -21,7 +22,7 @@
 namespace omgdb::transports {
 namespace asio = boost::asio;
 
-namespace {
+namespace detail {
 
 // Writes whole lines to one fd under a mutex; after the first failed write (the client went
 // away) further output is dropped.
@@ -54,31 +55,20 @@ class line_writer {
   bool broken_ = false;
 };
 
-}  // namespace
-
-int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& options) {
-  std::signal(SIGPIPE, SIG_IGN);
-  asio::io_context ioc;
-  auto guard = asio::make_work_guard(ioc);
-  auto writer = std::make_shared<line_writer>(options.out_fd);
-  auto sess = std::make_shared<mcp::session>(
-      srv, ceiling, [writer](std::string message, std::string_view) { writer->write_line(std::move(message)); });
-  sess->set_label("stdio");
-
-  bool interrupted = false;
-  asio::signal_set signals(ioc, SIGTERM, SIGINT);
-  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-    if (ec) return;
-    log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", stopping");
-    interrupted = true;
-    sess->cancel_all();
-    guard.reset();
-    ioc.stop();
-  });
+stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceiling, stdio_options options,
+                       std::function<void()> on_input_end)
+    : ioc_(ioc), options_(std::move(options)), on_input_end_(std::move(on_input_end)) {
+  writer_ = std::make_shared<line_writer>(options_.out_fd);
+  session_ = std::make_shared<mcp::session>(
+      srv, ceiling, [writer = writer_](std::string message, std::string_view) { writer->write_line(std::move(message)); });
+  session_->set_label("stdio");
 
   // A blocking reader thread works for pipes, terminals and regular files alike (epoll
   // refuses regular files); each complete line is handed to the event loop.
-  std::thread reader([&, sess] {
+  reader_ = std::thread([this, sess = session_] {
+    auto& ioc = ioc_;
+    auto& writer = writer_;
+    const auto& options = options_;
     std::string buf;
     std::string chunk(64 * 1024, '\0');
     bool discarding = false;
@@ -118,20 +108,50 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
       sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
       sess->wait_idle();
     }
-    asio::post(ioc, [&] {
-      signals.cancel();
-      guard.reset();
-    });
+    asio::post(ioc, on_input_end_);
+  });
+}
+
+stdio_link::~stdio_link() {
+  // After a signal the reader may still be blocked in read(); it holds nothing worth waiting for.
+  if (reader_.joinable()) reader_.detach();
+}
+
+void stdio_link::cancel_all() { session_->cancel_all(); }
+void stdio_link::wait_idle() { session_->wait_idle(); }
+void stdio_link::join() {
+  if (reader_.joinable()) reader_.join();
+}
+
+}  // namespace detail
+
+int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  asio::io_context ioc;
+  auto guard = asio::make_work_guard(ioc);
+  bool interrupted = false;
+  asio::signal_set signals(ioc, SIGTERM, SIGINT);
+  detail::stdio_link link(ioc, srv, ceiling, options, [&] {
+    signals.cancel();
+    guard.reset();
+  });
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", stopping");
+    interrupted = true;
+    link.cancel_all();
+    guard.reset();
+    ioc.stop();
   });
 
   ioc.run();
   if (interrupted) {
     // The reader may still be blocked in read(); it holds no resources worth waiting for.
-    sess->wait_idle();
+    link.wait_idle();
     if (options.on_signal_exit) options.on_signal_exit();
     std::_Exit(0);
   }
-  reader.join();
+  link.join();
   return 0;
 }
 

@@ -5,14 +5,21 @@
 
 #include <condition_variable>
 #include <csignal>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+
+#include <openssl/ssl.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/url/parse.hpp>
 
 #include "common/json.hpp"
@@ -28,25 +35,34 @@ namespace {
 
 struct endpoint {
   std::string host, port, target;
+  bool tls = false;  // https://: the certificate is verified (system CAs, or SSL_CERT_FILE)
 };
 
 result<endpoint> parse_endpoint(const std::string& url) {
   auto u = boost::urls::parse_uri(url);
   if (!u) return make_error("--via `" + url + "` is not a URL; use http://127.0.0.1:41922/mcp");
-  if (u->scheme() != "http") {
-    return make_error("--via `" + url + "`: only http:// URLs are supported; point it at the daemon's loopback "
-                      "listener, e.g. http://127.0.0.1:41922/mcp");
+  bool tls = u->scheme() == "https";
+  if (u->scheme() != "http" && !tls) {
+    return make_error("--via `" + url + "`: only http:// and https:// URLs are supported, e.g. "
+                      "http://127.0.0.1:41922/mcp");
   }
   if (u->host().empty()) return make_error("--via `" + url + "` has no host");
-  endpoint e{std::string(u->host()), u->has_port() ? std::string(u->port()) : "80",
-             u->encoded_path().empty() ? "/" : std::string(u->encoded_path())};
+  endpoint e{std::string(u->host()), u->has_port() ? std::string(u->port()) : (tls ? "443" : "80"),
+             u->encoded_path().empty() ? "/" : std::string(u->encoded_path()), tls};
   if (e.host.size() > 2 && e.host.front() == '[') e.host = e.host.substr(1, e.host.size() - 2);
   return e;
 }
 
 class bridge {
  public:
-  bridge(const via_options& o, endpoint e) : o_(o), ep_(std::move(e)) {}
+  bridge(const via_options& o, endpoint e) : o_(o), ep_(std::move(e)) {
+    if (!ep_.tls) return;
+    tls_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+    SSL_CTX_set_min_proto_version(tls_->native_handle(), TLS1_2_VERSION);
+    boost::system::error_code ignored;
+    tls_->set_default_verify_paths(ignored);  // honours SSL_CERT_FILE / SSL_CERT_DIR
+    tls_->set_verify_mode(asio::ssl::verify_peer);
+  }
 
   void handle_line(std::string line) {
     auto parsed = json::parse_strict(line);
@@ -77,14 +93,14 @@ class bridge {
     lock.unlock();
     if (session.empty()) return;
     try {
-      beast::tcp_stream stream(ioc_);
-      connect(stream);
-      http::request<http::empty_body> req{http::verb::delete_, ep_.target, 11};
-      add_headers(req, session);
-      http::write(stream, req);
-      beast::flat_buffer buf;
-      http::response<http::string_body> res;
-      http::read(stream, buf, res);
+      with_stream([&](auto& stream) {
+        http::request<http::empty_body> req{http::verb::delete_, ep_.target, 11};
+        add_headers(req, session);
+        http::write(stream, req);
+        beast::flat_buffer buf;
+        http::response<http::string_body> res;
+        http::read(stream, buf, res);
+      });
     } catch (const std::exception& e) {
       log::warning(std::string("could not end the daemon session: ") + e.what());
     }
@@ -118,6 +134,26 @@ class bridge {
     stream.expires_after(o_.connect_timeout);
     stream.connect(resolver.resolve(ep_.host, ep_.port));
     stream.expires_never();
+  }
+
+  // Connects (and for https:// verifies the certificate and its name), then runs `f(stream)`.
+  template <class F>
+  void with_stream(F&& f) {
+    if (!tls_) {
+      beast::tcp_stream stream(ioc_);
+      connect(stream);
+      return f(stream);
+    }
+    beast::ssl_stream<beast::tcp_stream> stream(ioc_, *tls_);
+    connect(beast::get_lowest_layer(stream));
+    boost::system::error_code ec;
+    asio::ip::make_address(ep_.host, ec);
+    if (ec && !SSL_set_tlsext_host_name(stream.native_handle(), ep_.host.c_str())) {
+      throw std::runtime_error("cannot set the TLS server name " + ep_.host);
+    }
+    stream.set_verify_callback(asio::ssl::host_name_verification(ep_.host));
+    stream.handshake(asio::ssl::stream_base::client);
+    f(stream);
   }
 
   template <class Req>
@@ -176,67 +212,67 @@ class bridge {
       session = session_;
     }
     try {
-      beast::tcp_stream stream(ioc_);
-      connect(stream);
-      http::request<http::string_body> req{http::verb::post, ep_.target, 11};
-      add_headers(req, session);
-      req.set(http::field::content_type, "application/json");
-      req.set(http::field::accept, "application/json, text/event-stream");
-      req.body() = std::move(line);
-      req.prepare_payload();
-      http::write(stream, req);
+      with_stream([&](auto& stream) {
+        http::request<http::string_body> req{http::verb::post, ep_.target, 11};
+        add_headers(req, session);
+        req.set(http::field::content_type, "application/json");
+        req.set(http::field::accept, "application/json, text/event-stream");
+        req.body() = std::move(line);
+        req.prepare_payload();
+        http::write(stream, req);
 
-      beast::flat_buffer buf;
-      http::response_parser<http::buffer_body> parser;
-      parser.body_limit(boost::none);
-      http::read_header(stream, buf, parser);
-      const auto& head = parser.get();
-      if (is_initialize) {
-        if (auto sid = head.find("Mcp-Session-Id"); sid != head.end()) {
-          std::lock_guard lock(mu_);
-          session_ = std::string(sid->value());
+        beast::flat_buffer buf;
+        http::response_parser<http::buffer_body> parser;
+        parser.body_limit(boost::none);
+        http::read_header(stream, buf, parser);
+        const auto& head = parser.get();
+        if (is_initialize) {
+          if (auto sid = head.find("Mcp-Session-Id"); sid != head.end()) {
+            std::lock_guard lock(mu_);
+            session_ = std::string(sid->value());
+          }
         }
-      }
-      bool sse = head[http::field::content_type].starts_with("text/event-stream");
-      unsigned status = head.result_int();
-      std::string body, pending;
-      char chunk[16384];
-      while (!parser.is_done()) {
-        parser.get().body().data = chunk;
-        parser.get().body().size = sizeof(chunk);
-        beast::error_code ec;
-        http::read(stream, buf, parser, ec);
-        if (ec && ec != http::error::need_buffer) throw beast::system_error(ec);
-        std::size_t got = sizeof(chunk) - parser.get().body().size;
-        if (sse && status == 200) {
-          pending.append(chunk, got);
-          drain_events(pending);
-        } else if (body.size() < (1u << 26)) {
-          body.append(chunk, got);
+        bool sse = head[http::field::content_type].starts_with("text/event-stream");
+        unsigned status = head.result_int();
+        std::string body, pending;
+        char chunk[16384];
+        while (!parser.is_done()) {
+          parser.get().body().data = chunk;
+          parser.get().body().size = sizeof(chunk);
+          beast::error_code ec;
+          http::read(stream, buf, parser, ec);
+          if (ec && ec != http::error::need_buffer) throw beast::system_error(ec);
+          std::size_t got = sizeof(chunk) - parser.get().body().size;
+          if (sse && status == 200) {
+            pending.append(chunk, got);
+            drain_events(pending);
+          } else if (body.size() < (1u << 26)) {
+            body.append(chunk, got);
+          }
         }
-      }
-      if (sse && status == 200) return;
-      if (status == 202) return;
-      if (status == 200) {
-        remember_version(body);
-        return write_line(body);
-      }
-      // An error status: forward a JSON-RPC error as it is (with the request's id when the
-      // daemon could not read one), else explain.
-      std::string why = "the omgdb daemon at " + o_.url + " answered HTTP " + std::to_string(status);
-      if (auto v = json::parse_strict(body); v && v->is_object() && v->get_object().contains("jsonrpc")) {
-        auto& obj = v->get_object();
-        auto* has_id = obj.if_contains("id");
-        if (status != 401 && (!id.is_null() || (has_id && !has_id->is_null()))) {
-          if (!has_id || has_id->is_null()) obj["id"] = id;
-          return write_line(json::serialize(obj));
+        if (sse && status == 200) return;
+        if (status == 202) return;
+        if (status == 200) {
+          remember_version(body);
+          return write_line(body);
         }
-        if (status != 401) return write_line(body);
-      }
-      if (status == 401) why += ": the bearer token was refused; set OMGDB_HTTP_TOKEN to the daemon's token";
-      else if (status == 404) why += ": it does not know this session (it expired); restart the client to initialize again";
-      else if (!body.empty()) why += ": " + body.substr(0, 300);
-      reply_error(id, why);
+        // An error status: forward a JSON-RPC error as it is (with the request's id when the
+        // daemon could not read one), else explain.
+        std::string why = "the omgdb daemon at " + o_.url + " answered HTTP " + std::to_string(status);
+        if (auto v = json::parse_strict(body); v && v->is_object() && v->get_object().contains("jsonrpc")) {
+          auto& obj = v->get_object();
+          auto* has_id = obj.if_contains("id");
+          if (status != 401 && (!id.is_null() || (has_id && !has_id->is_null()))) {
+            if (!has_id || has_id->is_null()) obj["id"] = id;
+            return write_line(json::serialize(obj));
+          }
+          if (status != 401) return write_line(body);
+        }
+        if (status == 401) why += ": the bearer token was refused; set OMGDB_HTTP_TOKEN to the daemon's token";
+        else if (status == 404) why += ": it does not know this session (it expired); restart the client to initialize again";
+        else if (!body.empty()) why += ": " + body.substr(0, 300);
+        reply_error(id, why);
+      });
     } catch (const std::exception& e) {
       reply_error(id, "cannot reach the omgdb daemon at " + o_.url + ": " + e.what() +
                           "; start it with `omgdb serve` or check --via");
@@ -246,6 +282,7 @@ class bridge {
   const via_options& o_;
   endpoint ep_;
   asio::io_context ioc_;  // only for blocking sockets and the resolver; never run
+  std::unique_ptr<asio::ssl::context> tls_;  // https:// only
   std::mutex mu_, out_mu_;
   std::condition_variable cv_;
   std::size_t running_ = 0;

@@ -20,7 +20,7 @@
 namespace omgdb::transports {
 
 struct via_options {
-  std::string url;    // http://HOST:PORT/PATH (https is refused: use a loopback URL)
+  std::string url;    // http://HOST:PORT/PATH, or https:// (certificate verified: system CAs or SSL_CERT_FILE)
   std::string token;  // bearer token (OMGDB_HTTP_TOKEN); empty for a --no-auth daemon
   std::size_t max_in_flight = 32;
   std::size_t max_line_bytes = 16u << 20;

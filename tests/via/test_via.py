@@ -138,15 +138,15 @@ class Via(unittest.TestCase):
         reply = json.loads(p.stdout.splitlines()[0])
         self.assertEqual(reply['error']['code'], -32700)
 
-    def test_scope_and_https_are_refused_before_anything_runs(self):
+    def test_scope_and_other_schemes_are_refused_before_anything_runs(self):
         p = subprocess.run([BIN, 'mcp', '--via', self.daemon.url, '--scope', 'read'], capture_output=True,
                            text=True, timeout=30)
         self.assertEqual(p.returncode, 2)
         self.assertIn('narrower scope', p.stderr)
-        p = subprocess.run([BIN, 'mcp', '--via', 'https://example.com/mcp'], capture_output=True, text=True,
+        p = subprocess.run([BIN, 'mcp', '--via', 'ftp://example.com/mcp'], capture_output=True, text=True,
                            timeout=30)
         self.assertEqual(p.returncode, 2)
-        self.assertIn('only http://', p.stderr)
+        self.assertIn('only http:// and https://', p.stderr)
         self.assertEqual(p.stdout, '')
 
     def test_the_bridge_ends_its_daemon_session_at_end_of_input(self):

@@ -2,3 +2,4 @@
 // every other file includes only their declarations and links this library.
 #include <boost/asio/impl/src.hpp>
 #include <boost/beast/src.hpp>
+#include <boost/asio/ssl/impl/src.hpp>

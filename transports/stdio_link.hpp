@@ -1,0 +1,51 @@
+// omgdb transports — the stdio session attached to an event loop that something else runs.
+//
+// Internal to transports/ (includes Asio): `run_stdio` drives one on its own io_context, and
+// `run_stdio_and_http` shares one io_context (and one mcp::server) with the HTTP listener.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+
+#include "transports/stdio.hpp"
+
+namespace omgdb::mcp {
+class session;
+}
+
+namespace omgdb::transports::detail {
+
+class line_writer;
+
+// Starts a thread that reads stdin and posts each complete line to `ioc`, where the session
+// dispatches it. Once stdin has ended, every line has been dispatched and every call has
+// answered, `on_input_end` is posted to `ioc` (once). Not copyable; the io_context must
+// outlive the link.
+class stdio_link {
+ public:
+  stdio_link(boost::asio::io_context& ioc, mcp::server& srv, auth::scope ceiling, stdio_options options,
+             std::function<void()> on_input_end);
+  ~stdio_link();
+  stdio_link(const stdio_link&) = delete;
+  stdio_link& operator=(const stdio_link&) = delete;
+
+  // SIGTERM/SIGINT: cancel the running calls (their answers are still written).
+  void cancel_all();
+  // Blocks until no call of the stdio session is running.
+  void wait_idle();
+  // After `on_input_end` ran: waits for the reader thread.
+  void join();
+
+ private:
+  boost::asio::io_context& ioc_;
+  stdio_options options_;
+  std::shared_ptr<line_writer> writer_;
+  std::shared_ptr<mcp::session> session_;
+  std::function<void()> on_input_end_;
+  std::thread reader_;
+};
+
+}  // namespace omgdb::transports::detail
