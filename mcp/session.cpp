@@ -28,6 +28,28 @@ bj::value text_result(const tool_result& r) {
   return bj::object{{"content", std::move(content)}, {"isError", r.is_error}};
 }
 
+// json::serialize of {"jsonrpc":"2.0","id":id,"result":text_result(r)}, written directly:
+// the texts (often large) are escaped once into the output instead of copied into a value.
+std::string result_envelope(const bj::value& id, const tool_result& r) {
+  std::size_t size = 96;
+  for (const auto& t : r.texts) size += t.size() + t.size() / 8 + 32;
+  std::string out;
+  out.reserve(size);
+  out += R"({"jsonrpc":"2.0","id":)";
+  json::append(out, id);
+  out += R"(,"result":{"content":[)";
+  bool first = true;
+  for (const auto& t : r.texts) {
+    if (!first) out.push_back(',');
+    first = false;
+    out += R"({"type":"text","text":)";
+    json::append_quoted(out, t);
+    out.push_back('}');
+  }
+  out += r.is_error ? R"(],"isError":true}})" : R"(],"isError":false}})";
+  return out;
+}
+
 }  // namespace
 
 struct session::call_state {
@@ -221,18 +243,21 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
   ctx.scope = ceiling_;
   ctx.cancelled = &call->cancelled;
   ctx.max_result_bytes = server_.options().max_result_bytes;
-  ctx.progress = [this, call](double progress, double total, const std::string& message) {
-    if (call->progress_token.is_null() || call->cancelled) return;
-    std::lock_guard lock(call->progress_mu);
-    if (progress <= call->last_progress) return;  // progress must strictly increase
-    call->last_progress = progress;
-    call->last_total = total;
-    bj::object p{{"progressToken", call->progress_token}, {"progress", progress}};
+  // Raw pointers keep both callbacks within std::function's inline storage (no allocation);
+  // `call` outlives ctx, which is local to this function.
+  call_state* c = call.get();
+  ctx.progress = [this, c](double progress, double total, const std::string& message) {
+    if (c->progress_token.is_null() || c->cancelled) return;
+    std::lock_guard lock(c->progress_mu);
+    if (progress <= c->last_progress) return;  // progress must strictly increase
+    c->last_progress = progress;
+    c->last_total = total;
+    bj::object p{{"progressToken", c->progress_token}, {"progress", progress}};
     if (total > 0) p["total"] = total;
     if (!message.empty()) p["message"] = message;
-    notify("notifications/progress", std::move(p), call->key);
+    notify("notifications/progress", std::move(p), c->key);
   };
-  ctx.log = [this, call](log_level level, const std::string& message) {
+  ctx.log = [this, c](log_level level, const std::string& message) {
     log::write(level >= log_level::error ? log::level::error
                : level >= log_level::warning ? log::level::warning
                : level >= log_level::info ? log::level::info : log::level::debug,
@@ -240,7 +265,7 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
     if (static_cast<int>(level) < log_level_.load()) return;
     notify("notifications/message",
            bj::object{{"level", level_names[static_cast<int>(level)]}, {"logger", "omgdb"}, {"data", message}},
-           call->key);
+           c->key);
   };
 
   // A first notification as the call starts (not one as it ends: clients such as the
@@ -262,10 +287,11 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
   }
   if (call->cancelled) return finish_call(call, std::string());
-  ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
-                                (r.is_error ? " (error)" : ""));
-  bj::object envelope{{"jsonrpc", "2.0"}, {"id", call->id}, {"result", text_result(r)}};
-  finish_call(call, json::serialize(envelope));
+  if (log::enabled(log::level::debug) || static_cast<int>(log_level::debug) >= log_level_.load()) {
+    ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
+                                  (r.is_error ? " (error)" : ""));
+  }
+  finish_call(call, result_envelope(call->id, r));
 }
 
 void session::finish_call(const std::shared_ptr<call_state>& call, std::string message) {

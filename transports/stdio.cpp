@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -66,18 +66,22 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
   sess->set_label("stdio");
 
   bool interrupted = false;
+  std::atomic<bool> stopping{false};  // set on a signal: the reader dispatches no more lines
   asio::signal_set signals(ioc, SIGTERM, SIGINT);
   signals.async_wait([&](const boost::system::error_code& ec, int sig) {
     if (ec) return;
     log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", stopping");
     interrupted = true;
+    stopping = true;
     sess->cancel_all();
     guard.reset();
     ioc.stop();
   });
 
   // A blocking reader thread works for pipes, terminals and regular files alike (epoll
-  // refuses regular files); each complete line is handed to the event loop.
+  // refuses regular files). It dispatches each complete line itself: handle_text only parses
+  // and queues (tool calls run on the worker pool), so a hop to the event loop would cost a
+  // thread wake-up per request and buy nothing; the event loop only watches for signals.
   std::thread reader([&, sess] {
     std::string buf;
     std::string chunk(64 * 1024, '\0');
@@ -91,9 +95,10 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
         if (chunk[i] != '\n') continue;
         if (!discarding) {
           buf.append(chunk, start, i - start);
-          asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+          if (!stopping.load()) sess->handle_text(buf);
         }
-        buf = std::string();
+        buf.clear();
+        if (buf.capacity() > 1024 * 1024) buf = std::string();
         discarding = false;
         start = i + 1;
       }
@@ -107,14 +112,9 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
         discarding = true;
       }
     }
-    if (!discarding && !buf.empty()) {
-      asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
-    }
-    // End of input: let every posted line be dispatched, then wait for running calls.
-    std::promise<void> dispatched;
-    auto done = dispatched.get_future();
-    asio::post(ioc, [&dispatched] { dispatched.set_value(); });
-    if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) sess->wait_idle();
+    if (!discarding && !buf.empty() && !stopping.load()) sess->handle_text(buf);
+    // End of input: every line has been dispatched; wait for running calls.
+    sess->wait_idle();
     asio::post(ioc, [&] {
       signals.cancel();
       guard.reset();
