@@ -95,10 +95,14 @@ void session::handle_text(std::string_view text) {
     log::debug("ignored a line that is not JSON: " + parsed.error().message);
     return;
   }
-  handle_message(parsed->value, parsed->violation);
+  dispatch(parsed->value, parsed->violation, true);  // ours: tools/call may move its arguments
 }
 
 void session::handle_message(const bj::value& msg, const std::string& violation) {
+  dispatch(msg, violation, false);
+}
+
+void session::dispatch(const bj::value& msg, const std::string& violation, bool owned) {
   if (!msg.is_object()) return;
   const bj::object& obj = msg.get_object();
   auto mit = obj.find("method");
@@ -130,7 +134,7 @@ void session::handle_message(const bj::value& msg, const std::string& violation)
   if (method == "initialize") return on_initialize(id, *params);
   if (method == "ping") return reply_result(id, bj::object{});
   if (method == "tools/list") return on_tools_list(id, *params);
-  if (method == "tools/call") return on_tools_call(id, *params, violation);
+  if (method == "tools/call") return on_tools_call(id, *params, violation, owned);
   if (method == "logging/setLevel") return on_set_level(id, *params);
   reply_error(id, -32601, "method not found");
 }
@@ -183,7 +187,7 @@ void session::on_cancelled(const bj::object& params) {
 }
 
 void session::on_tools_call(const bj::value& id, const bj::object& params,
-                            const std::string& violation) {
+                            const std::string& violation, bool owned) {
   auto nit = params.find("name");
   if (nit == params.end() || !nit->value().is_string()) {
     return reply_error(id, -32602, "missing tool name");
@@ -203,7 +207,13 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   auto call = std::make_shared<call_state>();
   if (auto ait = params.find("arguments"); ait != params.end() && !ait->value().is_null()) {
     if (!ait->value().is_object()) return fail("`arguments` must be an object");
-    call->args = ait->value().get_object();
+    if (owned) {
+      // handle_text's own parse result, not const and gone after this call: take the
+      // arguments instead of deep-copying them.
+      call->args = std::move(const_cast<bj::object&>(ait->value().get_object()));
+    } else {
+      call->args = ait->value().get_object();
+    }
   }
   if (auto problem = check_arguments(*t, call->args)) return fail(*problem);
   if (auto mit = params.find("_meta"); mit != params.end() && mit->value().is_object()) {
