@@ -1,5 +1,6 @@
 #include "common/log.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -56,15 +57,33 @@ bool enabled(level l) noexcept { return static_cast<int>(l) >= threshold_ref().l
 
 namespace {
 
+// getpid() without a syscall per line; a forked child starts over.
+std::atomic<int> pid_cache{0};
+
+int current_pid() noexcept {
+  static const bool registered = [] {
+    ::pthread_atfork(nullptr, nullptr, [] { pid_cache.store(0); });
+    return true;
+  }();
+  (void)registered;
+  int pid = pid_cache.load(std::memory_order_relaxed);
+  if (pid == 0) {
+    pid = static_cast<int>(::getpid());
+    pid_cache.store(pid, std::memory_order_relaxed);
+  }
+  return pid;
+}
+
 // "2026-11-30T02:24:46.123Z omgdb[pid] " for the current millisecond. The part up to the
-// seconds is recomputed (gmtime_r) once per second per thread; the pid once per thread.
+// seconds is recomputed (gmtime_r) once per second per thread, the pid part when it changes.
 std::size_t line_prefix(char* out) noexcept {
   using namespace std::chrono;
   struct cache {
     std::time_t secs = -1;
     char date[64];  // "2026-11-30T02:24:46."
-    char pid[24];   // "Z omgdb[1234] "
+    char pid[32];   // "Z omgdb[1234] "
     std::size_t pid_len = 0;
+    int pid_of = 0;
   };
   thread_local cache c;
   auto now = system_clock::now();
@@ -78,9 +97,10 @@ std::size_t line_prefix(char* out) noexcept {
                   tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
     c.secs = secs;
   }
-  if (c.pid_len == 0) {
-    int n = std::snprintf(c.pid, sizeof c.pid, "Z omgdb[%d] ", static_cast<int>(::getpid()));
+  if (int pid = current_pid(); pid != c.pid_of) {
+    int n = std::snprintf(c.pid, sizeof c.pid, "Z omgdb[%d] ", pid);
     c.pid_len = n > 0 ? static_cast<std::size_t>(n) : 0;
+    c.pid_of = pid;
   }
   std::size_t len = std::strlen(c.date);
   std::memcpy(out, c.date, len);
