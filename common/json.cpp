@@ -19,11 +19,22 @@ class handler {
   static constexpr std::size_t max_key_size = std::size_t(-1);
   static constexpr std::size_t max_string_size = std::size_t(-1);
 
-  bj::value_stack st;
+  // Small documents (every JSON-RPC envelope) are built in this buffer without touching
+  // the heap; the value itself lives in the default storage as usual.
+  unsigned char temp[2048];
+  bj::value_stack st{bj::storage_ptr(), temp, sizeof temp};
   std::string violation;
   std::string number_text;
-  std::vector<std::vector<std::string>> keys;  // keys of each open object, for duplicates
+  // Keys of every open object, innermost last (flat: short keys stay in their std::string's
+  // inline buffer, so no allocation per key); `key_starts` marks where each object's begin.
+  std::vector<std::string> keys;
+  std::vector<std::size_t> key_starts;
   std::string key_buf;
+
+  handler() {
+    keys.reserve(16);
+    key_starts.reserve(8);
+  }
 
   void note(std::string what) {
     if (violation.empty()) violation = std::move(what);
@@ -32,11 +43,12 @@ class handler {
   bool on_document_begin(bj::error_code&) { return true; }
   bool on_document_end(bj::error_code&) { return true; }
   bool on_object_begin(bj::error_code&) {
-    keys.emplace_back();
+    key_starts.push_back(keys.size());
     return true;
   }
   bool on_object_end(std::size_t n, bj::error_code&) {
-    keys.pop_back();
+    keys.resize(key_starts.back());
+    key_starts.pop_back();
     st.push_object(n);
     return true;
   }
@@ -52,14 +64,14 @@ class handler {
   }
   bool on_key(bj::string_view s, std::size_t, bj::error_code&) {
     key_buf.append(s.data(), s.size());
-    auto& seen = keys.back();
-    for (const auto& k : seen) {
-      if (k == key_buf) {
+    const std::size_t first = key_starts.back();
+    for (std::size_t i = first; i < keys.size(); ++i) {
+      if (keys[i] == key_buf) {
         note("duplicate key \"" + key_buf + "\" in an object");
         break;
       }
     }
-    if (seen.size() < 4096) seen.push_back(key_buf);
+    if (keys.size() - first < 4096) keys.push_back(key_buf);
     key_buf.clear();
     st.push_key(s);
     return true;
@@ -146,7 +158,12 @@ result<bj::value> parse_strict(std::string_view text, const parse_limits& limits
 void append_quoted(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
   out.push_back('"');
-  for (unsigned char c : s) {
+  std::size_t run = 0;  // start of the pending run of characters that need no escape
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -155,16 +172,13 @@ void append_quoted(std::string& out, std::string_view s) {
       case '\t': out += "\\t"; break;
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(hex[c >> 4]);
-          out.push_back(hex[c & 15]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+      default: {
+        const char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        out.append(u, 6);
+      }
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out.push_back('"');
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #include "daemon/logging.hpp"
 
@@ -52,18 +53,43 @@ void record_call(const mcp::call_event& e) {
   }
 }
 
+namespace {
+
+// The text-format line "tool call <tool> <outcome> request_id=… session=… tool=… duration_ms=…
+// outcome=…" built in a reused per-thread buffer: no allocation once warm, one write(2).
+void text_line(const mcp::call_event& e, std::string_view outcome, std::string_view ms) {
+  thread_local std::string line;
+  line.clear();
+  line.append("tool call ").append(e.tool).append(" ").append(outcome);
+  line.append(" request_id=").append(e.request_id);
+  line.append(" session=").append(e.session);
+  line.append(" tool=").append(e.tool);
+  line.append(" duration_ms=").append(ms);
+  line.append(" outcome=").append(outcome);
+  log::write(log::level::info, line);
+  if (line.capacity() > 4096) line = std::string();  // an unusually long id: don't keep it
+}
+
+}  // namespace
+
 void install_observer(mcp::server_options& opts) {
   opts.on_call = [](const mcp::call_event& e) {
     record_call(e);
-    std::string outcome = e.cancelled ? "cancelled" : e.is_error ? "error" : "ok";
+    if (!log::enabled(log::level::info)) return;
+    std::string_view outcome = e.cancelled ? "cancelled" : e.is_error ? "error" : "ok";
     char ms[32];
-    std::snprintf(ms, sizeof ms, "%.3f", e.milliseconds);
-    log_event(log::level::info, "tool call " + std::string(e.tool) + " " + outcome,
-              {{"REQUEST_ID", std::string(e.request_id)},
-               {"SESSION", std::string(e.session)},
-               {"TOOL", std::string(e.tool)},
-               {"DURATION_MS", ms},
-               {"OUTCOME", outcome}});
+    int n = std::snprintf(ms, sizeof ms, "%.3f", e.milliseconds);
+    std::string_view ms_text(ms, n > 0 ? static_cast<std::size_t>(n) : 0);
+    try {
+      if (current_log_output() == log_output::text) return text_line(e, outcome, ms_text);
+      log_event(log::level::info, "tool call " + std::string(e.tool) + " " + std::string(outcome),
+                {{"REQUEST_ID", std::string(e.request_id)},
+                 {"SESSION", std::string(e.session)},
+                 {"TOOL", std::string(e.tool)},
+                 {"DURATION_MS", std::string(ms_text)},
+                 {"OUTCOME", std::string(outcome)}});
+    } catch (...) {
+    }
   };
 }
 

@@ -30,6 +30,28 @@ bj::value text_result(const tool_result& r) {
   return bj::object{{"content", std::move(content)}, {"isError", r.is_error}};
 }
 
+// json::serialize of {"jsonrpc":"2.0","id":id,"result":text_result(r)}, written directly:
+// the texts (often large) are escaped once into the output instead of copied into a value.
+std::string result_envelope(const bj::value& id, const tool_result& r) {
+  std::size_t size = 96;
+  for (const auto& t : r.texts) size += t.size() + t.size() / 8 + 32;
+  std::string out;
+  out.reserve(size);
+  out += R"({"jsonrpc":"2.0","id":)";
+  json::append(out, id);
+  out += R"(,"result":{"content":[)";
+  bool first = true;
+  for (const auto& t : r.texts) {
+    if (!first) out.push_back(',');
+    first = false;
+    out += R"({"type":"text","text":)";
+    json::append_quoted(out, t);
+    out.push_back('}');
+  }
+  out += r.is_error ? R"(],"isError":true}})" : R"(],"isError":false}})";
+  return out;
+}
+
 }  // namespace
 
 struct session::call_state {
@@ -78,10 +100,14 @@ void session::handle_text(std::string_view text) {
     log::debug("ignored a line that is not JSON: " + parsed.error().message);
     return;
   }
-  handle_message(parsed->value, parsed->violation);
+  dispatch(parsed->value, parsed->violation, true);  // ours: tools/call may move its arguments
 }
 
 void session::handle_message(const bj::value& msg, const std::string& violation) {
+  dispatch(msg, violation, false);
+}
+
+void session::dispatch(const bj::value& msg, const std::string& violation, bool owned) {
   if (!msg.is_object()) return;
   const bj::object& obj = msg.get_object();
   auto mit = obj.find("method");
@@ -113,7 +139,7 @@ void session::handle_message(const bj::value& msg, const std::string& violation)
   if (method == "initialize") return on_initialize(id, *params);
   if (method == "ping") return reply_result(id, bj::object{});
   if (method == "tools/list") return on_tools_list(id, *params);
-  if (method == "tools/call") return on_tools_call(id, *params, violation);
+  if (method == "tools/call") return on_tools_call(id, *params, violation, owned);
   if (method == "logging/setLevel") return on_set_level(id, *params);
   reply_error(id, -32601, "method not found");
 }
@@ -166,7 +192,7 @@ void session::on_cancelled(const bj::object& params) {
 }
 
 void session::on_tools_call(const bj::value& id, const bj::object& params,
-                            const std::string& violation) {
+                            const std::string& violation, bool owned) {
   auto nit = params.find("name");
   if (nit == params.end() || !nit->value().is_string()) {
     return reply_error(id, -32602, "missing tool name");
@@ -186,7 +212,13 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   auto call = std::make_shared<call_state>();
   if (auto ait = params.find("arguments"); ait != params.end() && !ait->value().is_null()) {
     if (!ait->value().is_object()) return fail("`arguments` must be an object");
-    call->args = ait->value().get_object();
+    if (owned) {
+      // handle_text's own parse result, not const and gone after this call: take the
+      // arguments instead of deep-copying them.
+      call->args = std::move(const_cast<bj::object&>(ait->value().get_object()));
+    } else {
+      call->args = ait->value().get_object();
+    }
   }
   if (auto problem = check_arguments(*t, call->args)) return fail(*problem);
   if (auto mit = params.find("_meta"); mit != params.end() && mit->value().is_object()) {
@@ -229,18 +261,21 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
   ctx.session_id = id_;
   ctx.request_id = call->key;
   ctx.client_gone = &client_gone_;
-  ctx.progress = [this, call](double progress, double total, const std::string& message) {
-    if (call->progress_token.is_null() || call->cancelled) return;
-    std::lock_guard lock(call->progress_mu);
-    if (progress <= call->last_progress) return;  // progress must strictly increase
-    call->last_progress = progress;
-    call->last_total = total;
-    bj::object p{{"progressToken", call->progress_token}, {"progress", progress}};
+  // Raw pointers keep both callbacks within std::function's inline storage (no allocation);
+  // `call` outlives ctx, which is local to this function.
+  call_state* c = call.get();
+  ctx.progress = [this, c](double progress, double total, const std::string& message) {
+    if (c->progress_token.is_null() || c->cancelled) return;
+    std::lock_guard lock(c->progress_mu);
+    if (progress <= c->last_progress) return;  // progress must strictly increase
+    c->last_progress = progress;
+    c->last_total = total;
+    bj::object p{{"progressToken", c->progress_token}, {"progress", progress}};
     if (total > 0) p["total"] = total;
     if (!message.empty()) p["message"] = message;
-    notify("notifications/progress", std::move(p), call->key);
+    notify("notifications/progress", std::move(p), c->key);
   };
-  ctx.log = [this, call](log_level level, const std::string& message) {
+  ctx.log = [this, c](log_level level, const std::string& message) {
     log::write(level >= log_level::error ? log::level::error
                : level >= log_level::warning ? log::level::warning
                : level >= log_level::info ? log::level::info : log::level::debug,
@@ -248,7 +283,7 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
     if (static_cast<int>(level) < log_level_.load()) return;
     notify("notifications/message",
            bj::object{{"level", level_names[static_cast<int>(level)]}, {"logger", "omgdb"}, {"data", message}},
-           call->key);
+           c->key);
   };
 
   // A first notification as the call starts (not one as it ends: clients such as the
@@ -270,10 +305,11 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
   }
   if (call->cancelled) return finish_call(call, std::string());
-  ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
-                                (r.is_error ? " (error)" : ""));
-  bj::object envelope{{"jsonrpc", "2.0"}, {"id", call->id}, {"result", text_result(r)}};
-  finish_call(call, json::serialize(envelope));
+  if (log::enabled(log::level::debug) || static_cast<int>(log_level::debug) >= log_level_.load()) {
+    ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
+                                  (r.is_error ? " (error)" : ""));
+  }
+  finish_call(call, result_envelope(call->id, r));
 }
 
 void session::finish_call(const std::shared_ptr<call_state>& call, std::string message) {

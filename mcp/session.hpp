@@ -77,8 +77,10 @@ class session : public std::enable_shared_from_this<session> {
   void reply_error(const boost::json::value& id, int code, std::string_view message);
   void on_initialize(const boost::json::value& id, const boost::json::object& params);
   void on_tools_list(const boost::json::value& id, const boost::json::object& params);
+  // `owned`: msg is handle_text's own (non-const) parse result, which tools/call may move from.
+  void dispatch(const boost::json::value& msg, const std::string& violation, bool owned);
   void on_tools_call(const boost::json::value& id, const boost::json::object& params,
-                     const std::string& violation);
+                     const std::string& violation, bool owned);
   void on_set_level(const boost::json::value& id, const boost::json::object& params);
   void on_cancelled(const boost::json::object& params);
   void run_call(const std::shared_ptr<call_state>& call);

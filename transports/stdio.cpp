@@ -64,8 +64,10 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
   session_->set_label("stdio");
 
   // A blocking reader thread works for pipes, terminals and regular files alike (epoll
-  // refuses regular files); each complete line is handed to the event loop.
-  reader_ = std::thread([this, sess = session_] {
+  // refuses regular files). It dispatches each complete line itself: handle_text only parses
+  // and queues (tool calls run on the worker pool), so a hop to the event loop would cost a
+  // thread wake-up per request and buy nothing. After a signal it dispatches no more lines.
+  reader_ = std::thread([this, sess = session_, stopping = stopping_] {
     auto& ioc = ioc_;
     auto& writer = writer_;
     const auto& options = options_;
@@ -81,7 +83,7 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
         if (chunk[i] != '\n') continue;
         if (!discarding) {
           buf.append(chunk, start, i - start);
-          asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
+          if (!stopping->load()) sess->handle_text(buf);
         }
         buf = std::string();
         discarding = false;
@@ -97,17 +99,10 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
         discarding = true;
       }
     }
-    if (!discarding && !buf.empty()) {
-      asio::post(ioc, [sess, line = std::move(buf)] { sess->handle_text(line); });
-    }
-    // End of input: let every posted line be dispatched, then wait for running calls.
-    std::promise<void> dispatched;
-    auto done = dispatched.get_future();
-    asio::post(ioc, [&dispatched] { dispatched.set_value(); });
-    if (done.wait_for(std::chrono::hours(24 * 365)) == std::future_status::ready) {
-      sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
-      sess->wait_idle();
-    }
+    if (!discarding && !buf.empty() && !stopping->load()) sess->handle_text(buf);
+    // End of input: every line has been dispatched; wait for running calls.
+    sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
+    sess->wait_idle();
     asio::post(ioc, on_input_end_);
   });
 }
@@ -117,7 +112,10 @@ stdio_link::~stdio_link() {
   if (reader_.joinable()) reader_.detach();
 }
 
-void stdio_link::cancel_all() { session_->cancel_all(); }
+void stdio_link::cancel_all() {
+  stopping_->store(true);
+  session_->cancel_all();
+}
 void stdio_link::wait_idle() { session_->wait_idle(); }
 void stdio_link::join() {
   if (reader_.joinable()) reader_.join();

@@ -4,6 +4,7 @@
 // `run_stdio_and_http` shares one io_context (and one mcp::server) with the HTTP listener.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -45,6 +46,9 @@ class stdio_link {
   std::shared_ptr<line_writer> writer_;
   std::shared_ptr<mcp::session> session_;
   std::function<void()> on_input_end_;
+  // Set by cancel_all (a signal): the reader dispatches no more lines. Shared with the reader
+  // thread, which may outlive the link after a signal.
+  std::shared_ptr<std::atomic<bool>> stopping_ = std::make_shared<std::atomic<bool>>(false);
   std::thread reader_;
 };
 
