@@ -100,7 +100,9 @@ static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, 
   auth::set_store_roots(s.store_roots);
   http.on_reload = make_reloader(cmd.config_file, cmd.given, false, live,
                                  [sql](const config::settings& next) { sql->replace_connections(next.connections); });
-  http.metrics_text = [live] { return tool_metrics_text() + store_metrics_text(live->current()->store_roots); };
+  http.metrics_text = [live, sql] {
+    return tool_metrics_text() + store_metrics_text(live->current()->store_roots) + sql_metrics_text(sql.get());
+  };
   std::string scope_name(auth::to_string(s.scope));
   std::size_t token_count = http.tokens.size();
   http.on_listening = [&](const std::string& url) {

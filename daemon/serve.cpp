@@ -62,7 +62,9 @@ int run_serve(const serve_command& cmd) {
                                  [sql](const config::settings& next) { sql->replace_connections(next.connections); });
   service::watchdog_hooks(http.heartbeat_interval, http.on_heartbeat);
   http.on_stopping = [] { service::notify_stopping(); };
-  http.metrics_text = [live] { return tool_metrics_text() + store_metrics_text(live->current()->store_roots); };
+  http.metrics_text = [live, sql] {
+    return tool_metrics_text() + store_metrics_text(live->current()->store_roots) + sql_metrics_text(sql.get());
+  };
 
   std::string scope_name(auth::to_string(s.scope));
   std::size_t token_count = http.tokens.size();

@@ -28,6 +28,13 @@ std::shared_ptr<sql::service> make_sql_service(const config::settings& s, bool s
   return svc;
 }
 
+std::string sql_metrics_text(sql::service* sql) {
+  if (!sql || sql->empty()) return {};
+  return "# HELP omgdb_sql_pending_approvals SQL executions waiting for a person's decision.\n"
+         "# TYPE omgdb_sql_pending_approvals gauge\n"
+         "omgdb_sql_pending_approvals " + std::to_string(sql->approvals().list().size()) + "\n";
+}
+
 std::size_t workers_for(std::size_t configured, const sql::service* sql) {
   std::size_t base = configured != 0 ? configured : std::max<std::size_t>(2, std::thread::hardware_concurrency());
   if (sql && !sql->empty()) base += max_pending_approvals;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "config/config.hpp"
 #include "sql/service.hpp"
@@ -19,6 +20,10 @@ inline constexpr std::size_t max_pending_approvals = 4;
 // connection, the admin channel is opened; when it cannot be, a warning says why and
 // everything that needs a person fails closed.
 std::shared_ptr<sql::service> make_sql_service(const config::settings& s, bool serve_approvals);
+
+// Prometheus lines for `/metrics`: `omgdb_sql_pending_approvals` (executions waiting for a
+// person now) when SQL connections exist, else nothing.
+std::string sql_metrics_text(sql::service* sql);
 
 // The worker threads to start: `configured` (0: one per core, at least 2) plus room for the
 // pending approvals when SQL connections exist.

@@ -148,12 +148,15 @@ def http_scenario(db):
         "connection": f"{d}_rw", "sql": "INSERT INTO people VALUES (80,'m80','row-secret-80')"})))
     t.start()
     p = pending()
+    check(h.metric("omgdb_sql_pending_approvals") == (1 if p else None),
+          "http: /metrics counts the approval that waits")
     started = time.time()
     err, text, _ = h.call("getActiveConnectionContext", {"connection": f"{d}_ro"})
     check(not err and time.time() - started < 5, "http: read tools answer while an approval waits")
     if p:
         cli("approvals", "approve", p[0]["id"])
     t.join(30)
+    check(h.metric("omgdb_sql_pending_approvals") == 0, "http: /metrics shows no approval waiting once decided")
     err, text, r = box.get("r", (True, "no answer", None))
     check(not err and db.count("id = 80") == 1, f"http: the approved write committed: {text[:200]}")
 

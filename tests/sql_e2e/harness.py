@@ -188,6 +188,17 @@ class Http:
         except ValueError:
             return m["result"].get("isError", False), text, None
 
+    def metric(self, name):
+        """The value of an unlabelled gauge on /metrics, or None when it is absent."""
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        c.request("GET", "/metrics")
+        body = c.getresponse().read().decode()
+        c.close()
+        for line in body.splitlines():
+            if line.startswith(name + " "):
+                return int(float(line.split()[1]))
+        return None
+
     def end_session(self):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
         c.request("DELETE", "/mcp", headers={"Mcp-Session-Id": self.session})
