@@ -190,14 +190,15 @@ result<std::uint32_t> decode_catalog(const std::string& path, std::string_view n
 
 }  // namespace
 
-result<std::optional<catalog_entry>> store::impl::lookup(const rocksdb::ReadOptions& ro,
-                                                         std::string_view name) const {
+result<std::optional<catalog_entry>> store::impl::lookup(const rocksdb::ReadOptions& ro, std::string_view name,
+                                                         bool with_count) const {
   std::string v;
   auto st = db->Get(ro, meta, catalog_key(name), &v);
   if (st.IsNotFound()) return std::optional<catalog_entry>{};
   if (!st.ok()) return storage_error(path, "read", st);
   auto id = decode_catalog(path, name, v);
   if (!id) return std::move(id).error();
+  if (!with_count) return std::optional<catalog_entry>(catalog_entry{std::string(name), *id, 0});
   auto count = read_count(ro, *id);
   if (!count) return std::move(count).error();
   return std::optional<catalog_entry>(catalog_entry{std::string(name), *id, *count});

@@ -121,8 +121,10 @@ struct store::impl {
 
   // Catalog (store_catalog.cpp). `ro` selects the snapshot; writers pass default options
   // (latest state) while holding `writer`.
-  result<std::optional<detail::catalog_entry>> lookup(const rocksdb::ReadOptions& ro,
-                                                      std::string_view name) const;
+  // `with_count` false skips reading the document count (`documents` is then 0): a point
+  // read by `_id` needs only the collection id.
+  result<std::optional<detail::catalog_entry>> lookup(const rocksdb::ReadOptions& ro, std::string_view name,
+                                                      bool with_count = true) const;
   result<std::vector<detail::catalog_entry>> list(const rocksdb::ReadOptions& ro) const;
   result<std::uint64_t> read_count(const rocksdb::ReadOptions& ro, std::uint32_t id) const;
   result<std::uint32_t> read_next_collection_id(const rocksdb::ReadOptions& ro) const;

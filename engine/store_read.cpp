@@ -165,7 +165,7 @@ result<std::optional<document>> store::get(std::string_view collection, const va
   if (auto n = check_collection_name(collection); !n) return std::move(n).error();
   snapshot_guard snap(impl_->db);
   auto ro = snap.read_options();
-  auto entry = impl_->lookup(ro, collection);
+  auto entry = impl_->lookup(ro, collection, /*with_count=*/false);
   if (!entry) return std::move(entry).error();
   if (!entry->has_value()) return std::optional<document>{};
   return impl_->read_document(ro, collection, (*entry)->id, id);
