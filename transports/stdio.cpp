@@ -1,5 +1,6 @@
 #include "transports/stdio.hpp"
 #include "transports/stdio_link.hpp"
+#include "transports/line_reader.hpp"
 
 #include <unistd.h>
 
@@ -71,35 +72,16 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
     auto& ioc = ioc_;
     auto& writer = writer_;
     const auto& options = options_;
-    std::string buf;
-    std::string chunk(64 * 1024, '\0');
-    bool discarding = false;
-    for (;;) {
-      ssize_t n = ::read(options.in_fd, chunk.data(), chunk.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      std::size_t start = 0;
-      for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-        if (chunk[i] != '\n') continue;
-        if (!discarding) {
-          buf.append(chunk, start, i - start);
-          if (!stopping->load()) sess->handle_text(buf);
-        }
-        buf = std::string();
-        discarding = false;
-        start = i + 1;
-      }
-      if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
-      if (!discarding && buf.size() > options.max_line_bytes) {
-        log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) +
-                     " bytes");
-        writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
-                           std::to_string(options.max_line_bytes) + R"( bytes"}})");
-        buf = std::string();
-        discarding = true;
-      }
-    }
-    if (!discarding && !buf.empty() && !stopping->load()) sess->handle_text(buf);
+    read_lines(
+        options.in_fd, options.max_line_bytes,
+        [&](std::string& line) {
+          if (!stopping->load()) sess->handle_text(line);
+        },
+        [&] {
+          log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) + " bytes");
+          writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
+                             std::to_string(options.max_line_bytes) + R"( bytes"}})");
+        });
     // End of input: every line has been dispatched; wait for running calls.
     sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
     sess->wait_idle();

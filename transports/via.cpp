@@ -1,5 +1,6 @@
 // omgdb transports — the stdio-to-HTTP bridge (`omgdb mcp --via URL`); see via.hpp.
 #include "transports/via.hpp"
+#include "transports/line_reader.hpp"
 
 #include <unistd.h>
 
@@ -305,32 +306,14 @@ int run_via(const via_options& options) {
   }
   std::signal(SIGPIPE, SIG_IGN);
   bridge b(options, std::move(*ep));
-  std::string buf;
-  std::string chunk(64 * 1024, '\0');
-  bool discarding = false;
-  for (;;) {
-    ssize_t n = ::read(options.in_fd, chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
-      if (chunk[i] != '\n') continue;
-      if (!discarding) {
-        buf.append(chunk, start, i - start);
-        if (buf.find_first_not_of(" \t\r") != std::string::npos) b.handle_line(std::move(buf));
-      }
-      buf = std::string();
-      discarding = false;
-      start = i + 1;
-    }
-    if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
-    if (!discarding && buf.size() > options.max_line_bytes) {
-      log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) + " bytes");
-      buf = std::string();
-      discarding = true;
-    }
-  }
-  if (!discarding && buf.find_first_not_of(" \t\r") != std::string::npos) b.handle_line(std::move(buf));
+  read_lines(
+      options.in_fd, options.max_line_bytes,
+      [&](std::string& line) {
+        if (line.find_first_not_of(" \t\r") != std::string::npos) b.handle_line(std::move(line));
+      },
+      [&] {
+        log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) + " bytes");
+      });
   b.finish();
   return 0;
 }
