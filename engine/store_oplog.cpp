@@ -9,46 +9,12 @@
 #include <chrono>
 
 #include "engine/bson_codec.hpp"
+#include "engine/bson_record.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine {
 namespace detail {
 namespace {
-
-// Owns a bson_t built with bson_init.
-struct bson_builder {
-  bson_t doc;
-  bson_builder() { bson_init(&doc); }
-  ~bson_builder() { bson_destroy(&doc); }
-  bson_builder(const bson_builder&) = delete;
-  bson_builder& operator=(const bson_builder&) = delete;
-  std::string_view bytes() const {
-    return {reinterpret_cast<const char*>(bson_get_data(&doc)), doc.len};
-  }
-};
-
-bool append_embedded(bson_t* out, const char* key, std::string_view bytes) {
-  bson_t inner;
-  if (!bson_init_static(&inner, reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                        bytes.size())) {
-    return false;
-  }
-  return bson_append_document(out, key, -1, &inner);
-}
-
-// Appends `id` under "_id", encoded by the shared codec (so every value kind is covered).
-status append_id(bson_t* out, const value& id) {
-  auto one = to_bson(document{field{"_id", id}});
-  if (!one) return std::move(one).error();
-  bson_t wrapper;
-  bson_iter_t it;
-  if (!bson_init_static(&wrapper, reinterpret_cast<const std::uint8_t*>(one->data()),
-                        one->size()) ||
-      !bson_iter_init_find(&it, &wrapper, "_id") || !bson_append_iter(out, "_id", 3, &it)) {
-    return make_error("cannot encode _id for the op-log");
-  }
-  return {};
-}
 
 std::int64_t now_millis() {
   using namespace std::chrono;

@@ -11,40 +11,11 @@
 #include <random>
 
 #include "engine/bson_codec.hpp"
+#include "engine/bson_record.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine::detail {
 namespace {
-
-// Owns a bson_t built with bson_init.
-struct record_builder {
-  bson_t doc;
-  record_builder() { bson_init(&doc); }
-  ~record_builder() { bson_destroy(&doc); }
-  record_builder(const record_builder&) = delete;
-  record_builder& operator=(const record_builder&) = delete;
-  std::string_view bytes() const {
-    return {reinterpret_cast<const char*>(bson_get_data(&doc)), doc.len};
-  }
-};
-
-bool append_image(bson_t* out, const char* key, std::string_view bytes) {
-  bson_t inner;
-  if (!bson_init_static(&inner, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())) {
-    return false;
-  }
-  return bson_append_document(out, key, -1, &inner);
-}
-
-// Appends `id` under "_id" through the shared codec, so every value kind is encoded alike.
-bool append_id(bson_t* out, const value& id) {
-  auto one = to_bson(document{field{"_id", id}});
-  if (!one) return false;
-  bson_t wrapper;
-  bson_iter_t it;
-  return bson_init_static(&wrapper, reinterpret_cast<const std::uint8_t*>(one->data()), one->size()) &&
-         bson_iter_init_find(&it, &wrapper, "_id") && bson_append_iter(out, "_id", 3, &it);
-}
 
 bool append_text(bson_t* out, const char* key, std::string_view text) {
   return bson_append_utf8(out, key, -1, text.data(), static_cast<int>(text.size()));
@@ -90,11 +61,11 @@ status change_batch::log_update(std::string_view collection, const value& id,
   const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-  record_builder rec;
+  bson_builder rec;
   bool ok = bson_append_int64(&rec.doc, "seq", 3, static_cast<std::int64_t>(seq)) &&
             append_text(&rec.doc, "op", "update") && append_text(&rec.doc, "collection", collection) &&
-            append_id(&rec.doc, id) && append_image(&rec.doc, "before", before) &&
-            append_image(&rec.doc, "after", after) &&
+            append_id(&rec.doc, id).ok() && append_embedded(&rec.doc, "before", before) &&
+            append_embedded(&rec.doc, "after", after) &&
             bson_append_int64(&rec.doc, "batch", 5, static_cast<std::int64_t>(batch_id_)) &&
             append_text(&rec.doc, "change", change_id_) &&
             (!undo || bson_append_bool(&rec.doc, "undo", 4, true)) &&
