@@ -14,20 +14,7 @@ set -euo pipefail
 omgdb_pg_bin=${OMGDB_PG_BIN:-/usr/lib/postgresql/15/bin}
 [ -x "$omgdb_pg_bin/postgres" ] || { echo "start_postgres: $omgdb_pg_bin/postgres not found (apt-get install postgresql)" >&2; return 1 2>/dev/null || exit 1; }
 
-omgdb_free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-if ! declare -F omgdb_add_exit_hook >/dev/null; then
-  OMGDB_EXIT_HOOKS=()
-  omgdb_run_exit_hooks() { local h; for h in "${OMGDB_EXIT_HOOKS[@]}"; do eval "$h" || true; done; }
-  # A hook is one self-contained line (values expanded). With OMGDB_EXIT_HOOK_FILE set it is
-  # also appended there, for a watcher that cleans up if the caller is killed outright.
-  omgdb_add_exit_hook() {
-    OMGDB_EXIT_HOOKS+=("$1")
-    trap omgdb_run_exit_hooks EXIT
-    if [ -n "${OMGDB_EXIT_HOOK_FILE:-}" ]; then printf '%s\n' "$1" >>"$OMGDB_EXIT_HOOK_FILE"; fi
-  }
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/exit_hooks.sh"
 
 OMGDB_TEST_PG_DIR=$(mktemp -d /tmp/omgdb-pg.XXXXXX)
 OMGDB_TEST_PG_USER=omgdb
