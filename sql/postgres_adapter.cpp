@@ -11,6 +11,7 @@
 
 #include "common/json.hpp"
 #include "sql/adapter_factories.hpp"
+#include "sql/json_text.hpp"
 #include "sql/pool.hpp"
 #include "sql/postgres_schema.hpp"
 #include "sql/postgres_values.hpp"
@@ -141,14 +142,26 @@ class postgres_adapter final : public adapter {
   result<exec_outcome> collect(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl,
                                bool read_only) {
     exec_outcome out;
-    row_budget budget(out, opts);
+    row_writer rows(out, opts);
+    std::vector<Oid> types;  // of the first row; every row of one result has the same shape
     auto r = s.run(sql, {}, dl,
                    [&](const PGresult* row) {
-                     json::array a;
                      int n = PQnfields(row);
-                     a.reserve(static_cast<std::size_t>(n));
-                     for (int c = 0; c < n; ++c) a.push_back(pg_value(row, 0, c));
-                     return budget.add(std::move(a));
+                     if (types.empty())
+                       for (int c = 0; c < n; ++c) types.push_back(PQftype(row, c));
+                     // A value longer than the whole budget can never be returned.
+                     for (int c = 0; c < n; ++c)
+                       if (static_cast<std::size_t>(PQgetlength(row, 0, c)) > opts.max_bytes) {
+                         rows.oversized();
+                         return false;
+                       }
+                     if (!rows.begin_row()) return false;
+                     std::string& text = rows.text();
+                     for (int c = 0; c < n; ++c) {
+                       if (c > 0) text.push_back(',');
+                       pg_put_value(text, row, 0, c, types[static_cast<std::size_t>(c)]);
+                     }
+                     return rows.end_row();
                    },
                    read_only);
     if (!r) return std::move(r).error();

@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "sql/json_text.hpp"
+
 namespace omgdb::sql::detail {
 
 namespace json = boost::json;
@@ -22,12 +24,13 @@ int hex(char c) {
 }
 
 // bytea text output: hex ("\x00ff") or, with bytea_output=escape, backslash escapes.
-json::value bytea_value(std::string_view t) {
+void put_bytea(std::string& out, std::string_view t) {
   std::string bytes;
+  bytes.reserve(t.size() / 2);
   if (t.size() >= 2 && t[0] == '\\' && t[1] == 'x') {
     for (std::size_t i = 2; i + 1 < t.size(); i += 2) {
       int hi = hex(t[i]), lo = hex(t[i + 1]);
-      if (hi < 0 || lo < 0) return text_value(t);
+      if (hi < 0 || lo < 0) return put_text(out, t);
       bytes += static_cast<char>(hi * 16 + lo);
     }
   } else {
@@ -42,11 +45,11 @@ json::value bytea_value(std::string_view t) {
         bytes += static_cast<char>(v);
         i += 3;
       } else {
-        return text_value(t);
+        return put_text(out, t);
       }
     }
   }
-  return binary_value(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  put_binary(out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
 }
 
 }  // namespace
@@ -73,26 +76,24 @@ std::string pg_type_names::name(Oid type) const {
   return it != names_.end() ? it->second : "oid:" + std::to_string(type);
 }
 
-json::value pg_value(const PGresult* r, int row, int col) {
-  if (PQgetisnull(r, row, col)) return nullptr;
+void pg_put_value(std::string& out, const PGresult* r, int row, int col, Oid type) {
+  if (PQgetisnull(r, row, col)) return put_null(out);
   std::string_view t(PQgetvalue(r, row, col), static_cast<std::size_t>(PQgetlength(r, row, col)));
-  switch (PQftype(r, col)) {
+  switch (type) {
     case bool_oid:
-      return json::value(t == "t");
+      return put_bool(out, t == "t");
     case int2_oid:
     case int4_oid:
     case int8_oid:
     case oid_oid:
-      return int_from_text(t);
+      return put_int_text(out, t);
     case float4_oid:
     case float8_oid:
-      return double_from_text(t);
-    case numeric_oid:
-      return text_value(t);
+      return put_double_text(out, t);
     case bytea_oid:
-      return bytea_value(t);
-    default:
-      return text_value(t);
+      return put_bytea(out, t);
+    default:  // numeric (exact, as a string) and every other type: its text
+      return put_text(out, t);
   }
 }
 

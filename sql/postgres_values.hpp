@@ -1,6 +1,6 @@
 // omgdb sql — PostgreSQL result values and column metadata as JSON.
 //
-// Values arrive in text format and are converted by type OID: bool → true/false; int2/int4/
+// Values arrive in text format and are written as JSON text (sql/json_text.hpp) by type OID: bool → true/false; int2/int4/
 // int8/oid → numbers (beyond ±2^53 as strings); float4/float8 → numbers (NaN/Infinity as
 // strings); numeric → string (exact); bytea → {"$binary":…}; everything else → its text.
 // Type names come from pg_type, read once per adapter; nullability from pg_attribute for
@@ -33,7 +33,8 @@ class pg_type_names {
   bool loaded_ = false;
 };
 
-boost::json::value pg_value(const PGresult* r, int row, int col);
+// Appends the JSON text of one value; `type` is PQftype(r, col).
+void pg_put_value(std::string& out, const PGresult* r, int row, int col, Oid type);
 
 std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& types);
 

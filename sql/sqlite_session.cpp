@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include "sql/json_text.hpp"
+
 namespace omgdb::sql::detail {
 
 namespace {
@@ -183,6 +185,25 @@ boost::json::value sqlite_column_value(sqlite3_stmt* stmt, int i) {
     }
     default:
       return nullptr;
+  }
+}
+
+void sqlite_put_value(std::string& out, sqlite3_stmt* stmt, int i) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER:
+      return put_int(out, sqlite3_column_int64(stmt, i));
+    case SQLITE_FLOAT:
+      return put_double(out, sqlite3_column_double(stmt, i));
+    case SQLITE_TEXT: {
+      auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+      return put_text(out, std::string_view(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(stmt, i))));
+    }
+    case SQLITE_BLOB: {
+      auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(stmt, i));
+      return put_binary(out, p, static_cast<std::size_t>(sqlite3_column_bytes(stmt, i)));
+    }
+    default:
+      return put_null(out);
   }
 }
 

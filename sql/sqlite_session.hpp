@@ -58,5 +58,7 @@ using stmt_ptr = std::unique_ptr<sqlite3_stmt, stmt_closer>;
 
 // The JSON value of column `i` of the current row.
 boost::json::value sqlite_column_value(sqlite3_stmt* stmt, int i);
+// The same value appended as JSON text (sql/json_text.hpp).
+void sqlite_put_value(std::string& out, sqlite3_stmt* stmt, int i);
 
 }  // namespace omgdb::sql::detail

@@ -122,7 +122,7 @@ TEST_CASE("postgres: a SET by one use does not leak into the next (DISCARD ALL)"
 TEST_CASE("postgres: values keep their types; strings with escaped quotes are read") {
   auto a = pg();
   auto out = run(*a, "SELECT true, 'NaN'::float8, 12345678901234::int8, 1.5::numeric, E'a\\'b', '{\"k\":1}'::jsonb", ro());
-  auto row = out.rows[0].as_array();
+  auto row = parsed_rows(out)[0].as_array();
   CHECK(row[0] == json::value(true));
   CHECK(row[1] == json::value("NaN"));
   CHECK(row[2] == json::value(12345678901234));
@@ -130,8 +130,8 @@ TEST_CASE("postgres: values keep their types; strings with escaped quotes are re
   CHECK(row[4] == json::value("a'b"));
   CHECK(out.columns[0].type == "bool");
   CHECK(out.columns[5].type == "jsonb");
-  CHECK(run(*a, "TABLE scratch", ro()).rows.empty());
-  CHECK(run(*a, "VALUES (1), (2)", ro()).rows.size() == 2);
+  CHECK(parsed_rows(run(*a, "TABLE scratch", ro())).empty());
+  CHECK(parsed_rows(run(*a, "VALUES (1), (2)", ro())).size() == 2);
 }
 
 TEST_CASE("postgres: a failed login names no password") {

@@ -37,9 +37,9 @@ TEST_CASE("sqlite: writes are refused on the read-only handle, whatever their di
 TEST_CASE("sqlite: read-only pragmas and table functions still read") {
   auto a = open(sql_dialect::sqlite);
   auto out = run(*a, "PRAGMA table_info(items)", ro());
-  CHECK(out.rows.size() == 8);
-  CHECK(run(*a, "SELECT name FROM pragma_index_list('items') ORDER BY name", ro()).rows.size() == 2);
-  CHECK(run(*a, "VALUES (1, 'a'), (2, 'b')", ro()).rows.size() == 2);
+  CHECK(parsed_rows(out).size() == 8);
+  CHECK(parsed_rows(run(*a, "SELECT name FROM pragma_index_list('items') ORDER BY name", ro())).size() == 2);
+  CHECK(parsed_rows(run(*a, "VALUES (1, 'a'), (2, 'b')", ro())).size() == 2);
 }
 
 TEST_CASE("sqlite: an infinite recursive CTE stops at the statement timeout") {

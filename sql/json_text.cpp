@@ -1,0 +1,192 @@
+// omgdb sql — result rows written straight into JSON text.
+#include "sql/json_text.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "common/json.hpp"
+#include "sql/exec_support.hpp"
+
+namespace omgdb::sql::detail {
+
+namespace {
+
+constexpr std::int64_t max_exact = std::int64_t{1} << 53;
+
+template <class Int>
+void put_digits(std::string& out, Int v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+template <class Int>
+void put_quoted_digits(std::string& out, Int v) {
+  out.push_back('"');
+  put_digits(out, v);
+  out.push_back('"');
+}
+
+// Bytes that end a run of plain characters: controls, '"', '\\' and every non-ASCII byte
+// (checked as UTF-8).
+struct stop_table {
+  bool stop[256] = {};
+  constexpr stop_table() {
+    for (int c = 0; c < 0x20; ++c) stop[c] = true;
+    stop[static_cast<unsigned char>('"')] = true;
+    stop[static_cast<unsigned char>('\\')] = true;
+    for (int c = 0x80; c < 0x100; ++c) stop[c] = true;
+  }
+};
+constexpr stop_table k_stop;
+
+}  // namespace
+
+void put_null(std::string& out) { out += "null"; }
+
+void put_bool(std::string& out, bool v) { out += v ? "true" : "false"; }
+
+void put_int(std::string& out, std::int64_t v) {
+  if (v >= -max_exact && v <= max_exact) put_digits(out, v);
+  else put_quoted_digits(out, v);
+}
+
+void put_uint(std::string& out, std::uint64_t v) {
+  if (v <= static_cast<std::uint64_t>(max_exact)) put_digits(out, v);
+  else put_quoted_digits(out, v);
+}
+
+void put_int_text(std::string& out, std::string_view text) {
+  const char* first = text.data();
+  const char* last = first + text.size();
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(first, last, v);
+  if (ec == std::errc() && p == last) return put_int(out, v);
+  std::uint64_t u = 0;
+  auto [pu, ecu] = std::from_chars(first, last, u);
+  if (ecu == std::errc() && pu == last) return put_uint(out, u);
+  put_text(out, text);
+}
+
+void put_double(std::string& out, double v) {
+  if (std::isfinite(v)) omgdb::json::append_double(out, v);
+  else if (std::isnan(v)) out += "\"NaN\"";
+  else out += v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+}
+
+void put_double_text(std::string& out, std::string_view text) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc() && p == text.data() + text.size() && std::isfinite(v)) omgdb::json::append_double(out, v);
+  else put_text(out, text);
+}
+
+void put_text(std::string& out, std::string_view s) {
+  static constexpr char hex[] = "0123456789abcdef";
+  const auto* b = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  out.push_back('"');
+  std::size_t run = 0;  // start of the pending run that is copied as is
+  std::size_t i = 0;
+  while (i < n) {
+    unsigned char c = b[i];
+    if (!k_stop.stop[c]) {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      if (std::size_t len = utf8_sequence(s, i)) {
+        i += len;
+        continue;
+      }
+      out.append(s.data() + run, i - run);
+      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that starts no valid sequence
+      run = ++i;
+      continue;
+    }
+    out.append(s.data() + run, i - run);
+    run = ++i;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default: {
+        const char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        out.append(u, 6);
+      }
+    }
+  }
+  out.append(s.data() + run, n - run);
+  out.push_back('"');
+}
+
+void put_binary(std::string& out, const unsigned char* data, std::size_t size) {
+  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  out += R"({"$binary":{"base64":")";
+  std::size_t at = out.size();
+  out.resize(at + (size + 2) / 3 * 4);
+  char* o = out.data() + at;
+  std::size_t i = 0;
+  for (; i + 2 < size; i += 3) {
+    unsigned v = (unsigned(data[i]) << 16) | (unsigned(data[i + 1]) << 8) | data[i + 2];
+    *o++ = alphabet[(v >> 18) & 63];
+    *o++ = alphabet[(v >> 12) & 63];
+    *o++ = alphabet[(v >> 6) & 63];
+    *o++ = alphabet[v & 63];
+  }
+  if (i < size) {
+    unsigned v = unsigned(data[i]) << 16;
+    if (i + 1 < size) v |= unsigned(data[i + 1]) << 8;
+    *o++ = alphabet[(v >> 18) & 63];
+    *o++ = alphabet[(v >> 12) & 63];
+    *o++ = i + 1 < size ? alphabet[(v >> 6) & 63] : '=';
+    *o++ = '=';
+  }
+  out += R"(","subType":"00"}})";
+}
+
+row_writer::row_writer(exec_outcome& out, const exec_options& opts)
+    : out_(out), max_rows_(opts.max_rows), max_bytes_(opts.max_bytes) {
+  // Most results are small; a large one grows by doubling from here.
+  out_.rows_text.reserve(std::min<std::size_t>(max_bytes_, std::size_t(16) << 10));
+}
+
+bool row_writer::begin_row() {
+  if (full_) return false;
+  if (out_.row_count >= max_rows_) {
+    out_.rows_more_available = true;
+    full_ = true;
+    return false;
+  }
+  row_start_ = out_.rows_text.size();
+  if (out_.row_count > 0) out_.rows_text.push_back(',');
+  out_.rows_text.push_back('[');
+  return true;
+}
+
+bool row_writer::end_row() {
+  out_.rows_text.push_back(']');
+  if (out_.rows_text.size() + 2 > max_bytes_) {  // + the enclosing brackets
+    out_.rows_text.resize(row_start_);
+    out_.truncated = true;
+    out_.rows_more_available = true;
+    full_ = true;
+    return false;
+  }
+  ++out_.row_count;
+  return true;
+}
+
+void row_writer::oversized() noexcept {
+  if (full_) return;
+  if (out_.row_count < max_rows_) out_.truncated = true;
+  out_.rows_more_available = true;
+  full_ = true;
+}
+
+}  // namespace omgdb::sql::detail
