@@ -1,11 +1,12 @@
 // omgdb sql — the PostgreSQL adapter.
 //
-// Reads: BEGIN READ ONLY; SET LOCAL statement_timeout = N; <statement>; ROLLBACK — four
-// separate commands, the statement alone in its extended-protocol message, the transaction
-// always rolled back (never committed, so even large objects created by lo_import or
-// set_config changes vanish). Writes: SET statement_timeout = N, then the statement alone in
-// autocommit. After every use the session is reset (ROLLBACK if needed, DISCARD ALL) before
-// it returns to the pool; a session in doubt is closed instead.
+// Reads: BEGIN READ ONLY + SET LOCAL statement_timeout (our own two commands, one round
+// trip), then the statement alone in its extended-protocol message, then ROLLBACK — the
+// transaction is always rolled back (never committed, so even large objects created by
+// lo_import or set_config changes vanish). Writes: SET statement_timeout = N, then the
+// statement alone in autocommit. After every use the session is reset (ROLLBACK if needed,
+// DISCARD ALL, in one pipelined round trip that also reads the columns' nullability) before it
+// returns to the pool; a session in doubt is closed instead.
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -58,11 +59,21 @@ class postgres_adapter final : public adapter {
     });
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
-    auto out = collect(s, sql, opts, dl, opts.read_only);
+    pg_result_ptr shape;
+    auto out = collect(s, sql, opts, dl, opts.read_only, shape);
     if (!out && !opts.read_only && s.broken())
       out = make_error(out.error().message +
                        " — the connection was lost while the write ran: whether it was committed is unknown");
-    lease->reusable(s.reset());  // reads: this is the ROLLBACK
+    // The columns' nullability is read in the reset's round trip (for reads still inside the
+    // read-only transaction), unless the transaction is aborted.
+    std::optional<pg_command> nullability;
+    if (out && s.txn() != PQTRANS_INERROR) nullability = pg_nullability_query(shape.get());
+    std::vector<pg_result_ptr> attributes;
+    lease->reusable(s.reset(nullability ? &*nullability : nullptr, &attributes));  // reads: the ROLLBACK
+    if (out) {
+      pg_apply_nullability(attributes, shape.get(), out->columns);
+      out->elapsed_ms = dl.elapsed_ms();
+    }
     return out;
   }
 
@@ -122,8 +133,8 @@ class postgres_adapter final : public adapter {
   }
 
   status begin_read_only(pg_session& s, const deadline& dl) {
-    if (auto b = s.query("BEGIN READ ONLY", {}, dl); !b) return std::move(b).error();
-    if (auto t = s.query(timeout_command(dl, true), {}, dl); !t) return std::move(t).error();
+    // Our own two commands in one round trip; the SELECT takes the snapshot (see above).
+    if (auto b = s.own_commands("BEGIN READ ONLY; " + timeout_command(dl, true), dl); !b) return std::move(b).error();
     return {};
   }
 
@@ -140,7 +151,7 @@ class postgres_adapter final : public adapter {
   }
 
   result<exec_outcome> collect(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl,
-                               bool read_only) {
+                               bool read_only, pg_result_ptr& shape) {
     exec_outcome out;
     row_writer rows(out, opts);
     std::vector<Oid> types;  // of the first row; every row of one result has the same shape
@@ -174,8 +185,7 @@ class postgres_adapter final : public adapter {
       if (auto count = parse_int(n)) out.affected = *count;
     }
     if (!read_only) out.committed = s.txn() == PQTRANS_IDLE;
-    pg_fill_nullability(s, r->shape.get(), out.columns, dl);
-    out.elapsed_ms = dl.elapsed_ms();
+    shape = std::move(r->shape);
     return out;
   }
 

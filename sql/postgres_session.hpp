@@ -30,6 +30,12 @@ struct pg_result_deleter {
 };
 using pg_result_ptr = std::unique_ptr<PGresult, pg_result_deleter>;
 
+// One query of ours with text parameters (null = SQL NULL).
+struct pg_command {
+  std::string sql;
+  std::vector<std::optional<std::string>> params;
+};
+
 // What one statement produced.
 struct pg_outcome {
   pg_result_ptr final;          // the last non-row result (TUPLES_OK, COMMAND_OK or an error)
@@ -62,11 +68,20 @@ class pg_session {
   result<pg_result_ptr> query(std::string_view sql, const std::vector<std::optional<std::string>>& params,
                               const deadline& dl);
 
+  // Our own fixed text, sent with the simple protocol because it holds several commands
+  // ("BEGIN READ ONLY; SELECT …"): one round trip. Never agent text. The last result, or the
+  // first failure as an error.
+  result<pg_result_ptr> own_commands(const std::string& sql, const deadline& dl);
+
   // Rolls back any open transaction and runs DISCARD ALL (session settings, prepared
-  // statements, temp tables, advisory locks, LISTEN). False if the session is unusable.
-  bool reset();
+  // statements, temp tables, advisory locks, LISTEN), in one round trip (pipeline mode).
+  // `first`, when given, is one more query of ours sent ahead of them (still inside the
+  // transaction); the results holding its rows land in `first_rows` (none if it failed).
+  // False if the session is unusable.
+  bool reset(const pg_command* first = nullptr, std::vector<pg_result_ptr>* first_rows = nullptr);
 
  private:
+  result<pg_result_ptr> collect_command(const deadline& dl);
   explicit pg_session(PGconn* c) : conn_(c) {}
   bool send_cancel();
   // Waits until a result can be read without blocking. Sends PQcancel once the deadline

@@ -109,33 +109,42 @@ std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& 
   return cols;
 }
 
-void pg_fill_nullability(pg_session& s, const PGresult* shape, std::vector<column_info>& cols, const deadline& dl) {
-  if (!shape || s.txn() == PQTRANS_INERROR) return;
-  std::map<std::pair<Oid, int>, std::vector<std::size_t>> wanted;
+std::optional<pg_command> pg_nullability_query(const PGresult* shape) {
+  if (!shape) return std::nullopt;
   std::string oids = "{";
+  for (int i = 0; i < PQnfields(shape); ++i) {
+    if (PQftable(shape, i) == InvalidOid || PQftablecol(shape, i) <= 0) continue;
+    if (oids.size() > 1) oids += ',';
+    oids += std::to_string(PQftable(shape, i));
+  }
+  if (oids.size() == 1) return std::nullopt;
+  oids += '}';
+  return pg_command{"SELECT attrelid::int8, attnum::int4, attnotnull FROM pg_catalog.pg_attribute "
+                    "WHERE attrelid = ANY($1::oid[]) AND attnum > 0",
+                    {oids}};
+}
+
+void pg_apply_nullability(const std::vector<pg_result_ptr>& results, const PGresult* shape,
+                          std::vector<column_info>& cols) {
+  if (!shape) return;
+  std::map<std::pair<Oid, int>, std::vector<std::size_t>> wanted;
   for (int i = 0; i < PQnfields(shape) && static_cast<std::size_t>(i) < cols.size(); ++i) {
     Oid table = PQftable(shape, i);
     int column = PQftablecol(shape, i);
     if (table == InvalidOid || column <= 0) continue;
-    if (oids.size() > 1) oids += ',';
-    oids += std::to_string(table);
     wanted[{table, column}].push_back(static_cast<std::size_t>(i));
   }
-  if (wanted.empty()) return;
-  oids += '}';
-  auto r = s.query(
-      "SELECT attrelid::int8, attnum::int4, attnotnull FROM pg_catalog.pg_attribute "
-      "WHERE attrelid = ANY($1::oid[]) AND attnum > 0",
-      {oids}, dl);
-  if (!r) return;
-  for (int row = 0; row < PQntuples(r->get()); ++row) {
-    auto table = parse_int(PQgetvalue(r->get(), row, 0));
-    auto column = parse_int(PQgetvalue(r->get(), row, 1));
-    if (!table || !column) continue;
-    auto it = wanted.find({static_cast<Oid>(*table), static_cast<int>(*column)});
-    if (it == wanted.end()) continue;
-    bool not_null = PQgetvalue(r->get(), row, 2)[0] == 't';
-    for (auto i : it->second) cols[i].nullable = !not_null;
+  for (const auto& result : results) {
+    const PGresult* rows = result.get();
+    for (int row = 0, n = PQntuples(rows); row < n; ++row) {
+      auto table = parse_int(PQgetvalue(rows, row, 0));
+      auto column = parse_int(PQgetvalue(rows, row, 1));
+      if (!table || !column) continue;
+      auto it = wanted.find({static_cast<Oid>(*table), static_cast<int>(*column)});
+      if (it == wanted.end()) continue;
+      bool not_null = PQgetvalue(rows, row, 2)[0] == 't';
+      for (auto i : it->second) cols[i].nullable = !not_null;
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,8 +39,11 @@ void pg_put_value(std::string& out, const PGresult* r, int row, int col, Oid typ
 
 std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& types);
 
-// Fills `nullable` for columns taken directly from a table. Best effort: on any error the
-// columns stay unknown. Must run where a query can (not in an aborted transaction).
-void pg_fill_nullability(pg_session& s, const PGresult* shape, std::vector<column_info>& cols, const deadline& dl);
+// `nullable` for columns taken directly from a table, best effort (on any error the columns
+// stay unknown): the pg_attribute query for the shape's tables (none when no column comes from
+// a table), run where a query can (not in an aborted transaction), and its application.
+std::optional<pg_command> pg_nullability_query(const PGresult* shape);
+void pg_apply_nullability(const std::vector<pg_result_ptr>& results, const PGresult* shape,
+                          std::vector<column_info>& cols);
 
 }  // namespace omgdb::sql::detail
