@@ -158,6 +158,10 @@ class sqlite_adapter final : public adapter {
     if (!prepared) return std::move(prepared).error();
     stmt_ptr stmt(*prepared);
     bool reads_only = sqlite3_stmt_readonly(stmt.get()) != 0;
+    // `PRAGMA journal_mode` without a value only reports the mode; on a read-only handle (whose
+    // authorizer let through nothing else, opened SQLITE_OPEN_READONLY and query_only) it
+    // cannot change it either.
+    if (!reads_only && s.read_only() && s.journal_mode_query()) reads_only = true;
     if (opts.read_only && !reads_only)
       return make_error("the statement is not read-only (SQLite reports that it writes); this call only reads");
     exec_outcome out;
