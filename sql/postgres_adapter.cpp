@@ -1,9 +1,10 @@
 // omgdb sql — the PostgreSQL adapter.
 //
-// Reads: BEGIN READ ONLY + SET LOCAL statement_timeout (our own two commands, one round
-// trip), then the statement alone in its extended-protocol message, then ROLLBACK — the
-// transaction is always rolled back (never committed, so even large objects created by
-// lo_import or set_config changes vanish). Writes: SET statement_timeout = N, then the
+// Reads: BEGIN READ ONLY, SET LOCAL statement_timeout, then the statement alone in its own
+// extended-protocol message — three messages pipelined in one round trip (if either of ours
+// fails the server skips the statement) — then ROLLBACK: the transaction is always rolled
+// back (never committed, so even large objects created by lo_import or set_config changes
+// vanish). Writes: SET statement_timeout = N, then the
 // statement alone in autocommit. After every use the session is reset (ROLLBACK if needed,
 // DISCARD ALL, in one pipelined round trip that also reads the columns' nullability) before it
 // returns to the pool; a session in doubt is closed instead.
@@ -53,7 +54,9 @@ class postgres_adapter final : public adapter {
     deadline dl(opts);
     auto lease = pool_.acquire_ready(dl, [&](pg_session& s) -> status {
       types_.load(s, dl);
-      if (opts.read_only) return begin_read_only(s, dl);
+      // Reads: BEGIN and the timeout travel with the statement (collect); a session the
+      // server closed is found here, before anything is sent, and replaced.
+      if (opts.read_only) return s.alive() ? status{} : make_error("the pooled PostgreSQL session was closed");
       if (auto t = s.query(timeout_command(dl, false), {}, dl); !t) return std::move(t).error();
       return {};
     });
@@ -132,6 +135,12 @@ class postgres_adapter final : public adapter {
     return out;
   }
 
+  // BEGIN READ ONLY, then the local timeout as a SELECT (it takes the snapshot, see above):
+  // sent ahead of a read in the same round trip.
+  static std::vector<pg_command> read_only_preamble(const deadline& dl) {
+    return {pg_command{"BEGIN READ ONLY", {}}, pg_command{timeout_command(dl, true), {}}};
+  }
+
   status begin_read_only(pg_session& s, const deadline& dl) {
     // Our own two commands in one round trip; the SELECT takes the snapshot (see above).
     if (auto b = s.own_commands("BEGIN READ ONLY; " + timeout_command(dl, true), dl); !b) return std::move(b).error();
@@ -155,6 +164,8 @@ class postgres_adapter final : public adapter {
     exec_outcome out;
     row_writer rows(out, opts);
     std::vector<Oid> types;  // of the first row; every row of one result has the same shape
+    std::vector<pg_command> preamble;
+    if (read_only) preamble = read_only_preamble(dl);
     auto r = s.run(sql, {}, dl,
                    [&](const PGresult* row) {
                      int n = PQnfields(row);
@@ -174,7 +185,7 @@ class postgres_adapter final : public adapter {
                      }
                      return rows.end_row();
                    },
-                   read_only);
+                   read_only, preamble);
     if (!r) return std::move(r).error();
     std::string err = statement_error(s.conn(), *r, dl, read_only ? "" : " (nothing was committed)");
     if (!err.empty()) return make_error(std::move(err));

@@ -59,9 +59,17 @@ class pg_session {
   // Runs one statement with text parameters (null = SQL NULL) in single-row mode. `on_row`
   // receives each row; when it returns false the remaining rows are drained without being
   // kept, or — with `cancel_when_full` (reads only) — the statement is cancelled.
+  // `preamble`: commands of ours sent ahead of the statement in the same round trip (pipeline
+  // mode, one Sync at the end); if one fails, the statement does not run and the error says so.
   using row_fn = std::function<bool(const PGresult* row)>;
   result<pg_outcome> run(std::string_view sql, const std::vector<std::optional<std::string>>& params,
-                         const deadline& dl, const row_fn& on_row, bool cancel_when_full);
+                         const deadline& dl, const row_fn& on_row, bool cancel_when_full,
+                         const std::vector<pg_command>& preamble = {});
+
+  // False when the idle session was closed by the server (it left an error and EOF on the
+  // socket) or has anything else unread: a zero-timeout poll, no round trip. Marks the session
+  // broken then (the pool closes it and opens another).
+  bool alive();
 
   // Our own commands and catalog queries: the whole result, or an error with the server's
   // message (a failed command is an error, unlike `run`).
