@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "common/json.hpp"
 #include "sql/exec_support.hpp"
@@ -40,6 +41,20 @@ struct stop_table {
   }
 };
 constexpr stop_table k_stop;
+
+// True when none of the 8 bytes at `p` is a stop byte (may say false for a plain block: the
+// byte loop then decides; never says true for a block holding a stop byte).
+inline bool plain_block(const unsigned char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - ones) & ~x & highs; };
+  std::uint64_t stops = (v & highs)                          // non-ASCII
+                        | ((v - 0x20 * ones) & ~v & highs)   // below 0x20
+                        | has_zero(v ^ ('"' * ones))         // '"'
+                        | has_zero(v ^ ('\\' * ones));       // '\\'
+  return stops == 0;
+}
 
 }  // namespace
 
@@ -90,6 +105,10 @@ void put_text(std::string& out, std::string_view s) {
   std::size_t run = 0;  // start of the pending run that is copied as is
   std::size_t i = 0;
   while (i < n) {
+    if (i + 8 <= n && plain_block(b + i)) {
+      i += 8;
+      continue;
+    }
     unsigned char c = b[i];
     if (!k_stop.stop[c]) {
       ++i;
@@ -166,10 +185,12 @@ bool row_writer::begin_row() {
   row_start_ = out_.rows_text.size();
   if (out_.row_count > 0) out_.rows_text.push_back(',');
   out_.rows_text.push_back('[');
+  in_row_ = true;
   return true;
 }
 
 bool row_writer::end_row() {
+  in_row_ = false;
   out_.rows_text.push_back(']');
   if (out_.rows_text.size() + 2 > max_bytes_) {  // + the enclosing brackets
     out_.rows_text.resize(row_start_);
@@ -184,6 +205,8 @@ bool row_writer::end_row() {
 
 void row_writer::oversized() noexcept {
   if (full_) return;
+  if (in_row_) out_.rows_text.resize(row_start_);  // the part of the row already written
+  in_row_ = false;
   if (out_.row_count < max_rows_) out_.truncated = true;
   out_.rows_more_available = true;
   full_ = true;

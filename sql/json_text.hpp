@@ -52,7 +52,8 @@ class row_writer {
   bool end_row();
   bool full() const noexcept { return full_; }
   // A row known to exceed max_bytes before it is even read (a value longer than the budget):
-  // ends the result as `truncated` without writing the row.
+  // ends the result as `truncated` without writing the row (a row already opened with
+  // begin_row is removed again).
   void oversized() noexcept;
 
  private:
@@ -60,6 +61,7 @@ class row_writer {
   std::size_t max_rows_;
   std::size_t max_bytes_;
   std::size_t row_start_ = 0;
+  bool in_row_ = false;
   bool full_ = false;
 };
 

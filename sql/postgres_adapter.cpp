@@ -171,17 +171,18 @@ class postgres_adapter final : public adapter {
                      int n = PQnfields(row);
                      if (types.empty())
                        for (int c = 0; c < n; ++c) types.push_back(PQftype(row, c));
-                     // A value longer than the whole budget can never be returned.
-                     for (int c = 0; c < n; ++c)
-                       if (static_cast<std::size_t>(PQgetlength(row, 0, c)) > opts.max_bytes) {
-                         rows.oversized();
-                         return false;
-                       }
                      if (!rows.begin_row()) return false;
                      std::string& text = rows.text();
                      for (int c = 0; c < n; ++c) {
+                       auto size = static_cast<std::size_t>(PQgetlength(row, 0, c));
+                       if (size > opts.max_bytes) {  // a value longer than the whole budget
+                         rows.oversized();
+                         return false;
+                       }
                        if (c > 0) text.push_back(',');
-                       pg_put_value(text, row, 0, c, types[static_cast<std::size_t>(c)]);
+                       if (PQgetisnull(row, 0, c)) put_null(text);
+                       else pg_put_value(text, std::string_view(PQgetvalue(row, 0, c), size),
+                                         types[static_cast<std::size_t>(c)]);
                      }
                      return rows.end_row();
                    },

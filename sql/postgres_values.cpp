@@ -76,9 +76,7 @@ std::string pg_type_names::name(Oid type) const {
   return it != names_.end() ? it->second : "oid:" + std::to_string(type);
 }
 
-void pg_put_value(std::string& out, const PGresult* r, int row, int col, Oid type) {
-  if (PQgetisnull(r, row, col)) return put_null(out);
-  std::string_view t(PQgetvalue(r, row, col), static_cast<std::size_t>(PQgetlength(r, row, col)));
+void pg_put_value(std::string& out, std::string_view t, Oid type) {
   switch (type) {
     case bool_oid:
       return put_bool(out, t == "t");

@@ -34,8 +34,9 @@ class pg_type_names {
   bool loaded_ = false;
 };
 
-// Appends the JSON text of one value; `type` is PQftype(r, col).
-void pg_put_value(std::string& out, const PGresult* r, int row, int col, Oid type);
+// Appends the JSON text of one non-NULL value given as its text (PQgetvalue/PQgetlength);
+// `type` is the column's PQftype.
+void pg_put_value(std::string& out, std::string_view text, Oid type);
 
 std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& types);
 

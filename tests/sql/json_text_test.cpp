@@ -175,6 +175,17 @@ TEST_CASE("an oversized row ends the result as truncated unless max_rows was alr
   CHECK(first.truncated);
   CHECK(first.rows_more_available);
   CHECK_FALSE(w.begin_row());
+  sql::exec_outcome partial;  // found while the row is being written: the row goes again
+  o.max_rows = 5;
+  CHECK(write_rows(partial, o, 2, "v") == 2);
+  row_writer w3(partial, o);
+  REQUIRE(w3.begin_row());
+  put_int(w3.text(), 99);
+  w3.oversized();
+  CHECK(partial.rows_json() == R"([[0,"v"],[1,"v"]])");
+  CHECK(partial.row_count == 2);
+  CHECK(partial.truncated);
+  o.max_rows = 1;
   sql::exec_outcome after;
   CHECK(write_rows(after, o, 1, "v") == 1);
   row_writer w2(after, o);  // a second writer on a full result: the row budget is spent
