@@ -73,6 +73,19 @@ void put_uint(std::string& out, std::uint64_t v) {
 }
 
 void put_int_text(std::string& out, std::string_view text) {
+  // Canonical decimal text of at most 15 digits ("0", "-12", never "+1", "007" or "-0") is
+  // below 2^53 and prints exactly as written: copy it.
+  std::size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+  std::size_t digits = text.size() - sign;
+  if (digits >= 1 && digits <= 15 && text[sign] >= '0' && text[sign] <= '9' &&
+      (text[sign] != '0' || (digits == 1 && sign == 0))) {
+    bool plain = true;
+    for (std::size_t i = sign + 1; i < text.size(); ++i) plain = plain && text[i] >= '0' && text[i] <= '9';
+    if (plain) {
+      out.append(text);
+      return;
+    }
+  }
   const char* first = text.data();
   const char* last = first + text.size();
   std::int64_t v = 0;
@@ -171,8 +184,8 @@ void put_binary(std::string& out, const unsigned char* data, std::size_t size) {
 
 row_writer::row_writer(exec_outcome& out, const exec_options& opts)
     : out_(out), max_rows_(opts.max_rows), max_bytes_(opts.max_bytes) {
-  // Most results are small; a large one grows by doubling from here.
-  out_.rows_text.reserve(std::min<std::size_t>(max_bytes_, std::size_t(16) << 10));
+  // About 128 bytes a row up to the byte budget; a result with wider rows grows by doubling.
+  out_.rows_text.reserve(std::min(max_bytes_, std::max<std::size_t>(max_rows_, 8) * 128));
 }
 
 bool row_writer::begin_row() {

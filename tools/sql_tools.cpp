@@ -82,7 +82,9 @@ result<std::string> as_text(result<bj::object> r) {
 
 tool_result answer(result<std::string> r) {
   if (!r) return tool_result::failure(r.error().message);
-  return tool_result::text(std::move(*r));
+  tool_result out;  // not tool_result::text: its braced list would copy the (large) text
+  out.texts.push_back(std::move(*r));
+  return out;
 }
 
 mcp::tool make(std::shared_ptr<sql::service> svc, std::string name, std::string description,

@@ -71,9 +71,17 @@ TEST_CASE("integers are numbers within 2^53 and exact strings beyond, from value
   CHECK(put(put_int, std::int64_t{9007199254740993}) == R"("9007199254740993")");
   CHECK(put(put_uint, std::numeric_limits<std::uint64_t>::max()) == R"("18446744073709551615")");
   CHECK(put(put_uint, std::uint64_t{7}) == "7");
-  for (std::string t : {"18446744073709551615", "18446744073709551616", "-0", "007", "+5", "1.5", "", "12a", " 1"}) {
+  for (std::string t : {"18446744073709551615", "18446744073709551616", "-0", "007", "+5", "1.5", "", "12a", " 1",
+                        "0", "-", "-007", "999999999999999", "-999999999999999", "1000000000000000", "00", "1 "}) {
     CAPTURE(t);
     CHECK(put(put_int_text, t) == json::serialize(int_from_text(t)));
+  }
+  std::mt19937_64 rng(53);
+  for (int i = 0; i < 3000; ++i) {
+    auto v = static_cast<std::int64_t>(rng() >> (rng() % 64));
+    std::string t = std::to_string(i % 2 ? -v : v);
+    CAPTURE(t);
+    REQUIRE(put(put_int_text, t) == json::serialize(int_from_text(t)));
   }
 }
 
