@@ -110,6 +110,22 @@ void put_double_text(std::string& out, std::string_view text) {
   else put_text(out, text);
 }
 
+void put_shortest_double_text(std::string& out, std::string_view t) {
+  // -?(0|[1-9][0-9]*)\.[0-9]*[1-9], and after "0." a nonzero digit: a fixed-notation number
+  // whose shortest form to_chars also writes in fixed notation (the exponential form would be
+  // longer), digit for digit the same when the text is the shortest that reads back exactly.
+  std::size_t i = !t.empty() && t[0] == '-' ? 1 : 0;
+  std::size_t int_start = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  std::size_t int_digits = i - int_start;
+  bool ok = int_digits >= 1 && (t[int_start] != '0' || int_digits == 1) && i < t.size() && t[i] == '.' &&
+            i + 1 < t.size() && t.back() != '0' && !(int_digits == 1 && t[int_start] == '0' && t[i + 1] == '0') &&
+            t.size() <= 32;
+  for (std::size_t k = i + 1; ok && k < t.size(); ++k) ok = t[k] >= '0' && t[k] <= '9';
+  if (ok) out.append(t);
+  else put_double_text(out, t);
+}
+
 void put_text(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
   const auto* b = reinterpret_cast<const unsigned char*>(s.data());

@@ -30,6 +30,11 @@ void put_int_text(std::string& out, std::string_view text);
 void put_double(std::string& out, double v);
 // Text a double parses from entirely and finitely as put_double; anything else as put_text.
 void put_double_text(std::string& out, std::string_view text);
+// put_double_text for text known to be the SHORTEST decimal that reads back as the same double
+// (PostgreSQL 12+ float output, and any decimal of at most 15 significant digits): a plain
+// fixed-notation number is copied as written — it is what put_double_text would print — and
+// anything else goes through put_double_text.
+void put_shortest_double_text(std::string& out, std::string_view text);
 // A JSON string: invalid UTF-8 bytes become U+FFFD, then JSON escapes (", \, control bytes).
 void put_text(std::string& out, std::string_view text);
 // {"$binary":{"base64":"…","subType":"00"}}

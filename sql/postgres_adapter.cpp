@@ -164,6 +164,7 @@ class postgres_adapter final : public adapter {
     exec_outcome out;
     row_writer rows(out, opts);
     std::vector<Oid> types;  // of the first row; every row of one result has the same shape
+    const bool shortest_floats = PQserverVersion(s.conn()) >= 120000;
     std::vector<pg_command> preamble;
     if (read_only) preamble = read_only_preamble(dl);
     auto r = s.run(sql, {}, dl,
@@ -182,7 +183,7 @@ class postgres_adapter final : public adapter {
                        if (c > 0) text.push_back(',');
                        if (PQgetisnull(row, 0, c)) put_null(text);
                        else pg_put_value(text, std::string_view(PQgetvalue(row, 0, c), size),
-                                         types[static_cast<std::size_t>(c)]);
+                                         types[static_cast<std::size_t>(c)], shortest_floats);
                      }
                      return rows.end_row();
                    },

@@ -76,7 +76,7 @@ std::string pg_type_names::name(Oid type) const {
   return it != names_.end() ? it->second : "oid:" + std::to_string(type);
 }
 
-void pg_put_value(std::string& out, std::string_view t, Oid type) {
+void pg_put_value(std::string& out, std::string_view t, Oid type, bool shortest_floats) {
   switch (type) {
     case bool_oid:
       return put_bool(out, t == "t");
@@ -87,7 +87,7 @@ void pg_put_value(std::string& out, std::string_view t, Oid type) {
       return put_int_text(out, t);
     case float4_oid:
     case float8_oid:
-      return put_double_text(out, t);
+      return shortest_floats ? put_shortest_double_text(out, t) : put_double_text(out, t);
     case bytea_oid:
       return put_bytea(out, t);
     default:  // numeric (exact, as a string) and every other type: its text

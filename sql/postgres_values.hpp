@@ -35,8 +35,10 @@ class pg_type_names {
 };
 
 // Appends the JSON text of one non-NULL value given as its text (PQgetvalue/PQgetlength);
-// `type` is the column's PQftype.
-void pg_put_value(std::string& out, std::string_view text, Oid type);
+// `type` is the column's PQftype. `shortest_floats`: the server is PostgreSQL 12 or later,
+// whose float4/float8 output is the shortest exact text whatever extra_float_digits says
+// (> 0: shortest; ≤ 0: at most 15 significant digits, which is shortest too).
+void pg_put_value(std::string& out, std::string_view text, Oid type, bool shortest_floats);
 
 std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& types);
 

@@ -2,6 +2,7 @@
 // sql/exec_support serialise to, and the row writer keeps the row and byte budgets.
 #include <doctest/doctest.h>
 
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -97,6 +98,30 @@ TEST_CASE("doubles print the shortest exact text; non-finite ones and unparsable
   for (std::string t : {"0.14285714285714285", "1", "-0", "1e400", "NaN", "Infinity", "-Infinity", "1,5", "", "3.0"}) {
     CAPTURE(t);
     CHECK(put(put_double_text, t) == json::serialize(double_from_text(t)));
+  }
+}
+
+TEST_CASE("shortest float text is copied only where the full conversion would print the same") {
+  for (std::string t : {"0.5", "-0.5", "0.05", "0.0001", "1.5", "10.25", "-123.0625", "1.0", "1", "100", "1e-05",
+                        "1.5e+20", "NaN", "Infinity", "-Infinity", "-0", "0", "0.30000000000000004",
+                        "0.14285714285714285", "123456789012345.6", "00.5", ".5", "5.", "-", "", "1.2.3", "0.50"}) {
+    CAPTURE(t);
+    CHECK(put(put_shortest_double_text, t) == json::serialize(double_from_text(t)));
+  }
+  // Random doubles written in their shortest form, and random decimals of up to 15 digits.
+  std::mt19937_64 rng(2026);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int i = 0; i < 20000; ++i) {
+    double v = unit(rng) * std::pow(10.0, static_cast<int>(rng() % 30) - 10) * (i % 2 ? -1 : 1);
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    std::string t(buf, end);
+    CAPTURE(t);
+    REQUIRE(put(put_shortest_double_text, t) == json::serialize(double_from_text(t)));
+    std::string d = std::to_string(rng() % 1000000) + "." + std::to_string(rng() % 1000000000);
+    while (d.size() > 1 && d.back() == '0') d.pop_back();
+    CAPTURE(d);
+    REQUIRE(put(put_shortest_double_text, d) == json::serialize(double_from_text(d)));
   }
 }
 

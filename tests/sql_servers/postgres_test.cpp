@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "sql/exec_support.hpp"
 #include "tests/sql_servers/fixture.hpp"
 
 namespace omgdb::test {
@@ -143,6 +144,39 @@ TEST_CASE("postgres: a failed login names no password") {
   REQUIRE(!r.ok());
   CHECK(!contains(r.error().message, "wrong-secret-4711"));
   CHECK(contains(r.error().message, "password authentication failed"));
+}
+
+}  // namespace omgdb::test
+
+namespace omgdb::test {
+
+// The adapter copies PostgreSQL's float text when it is already what the full conversion
+// (parse, then print the shortest exact form) would print; checked here against the server's
+// own text of the same values, converted the full way.
+TEST_CASE("postgres: float8 and float4 values come out exactly as the full conversion of their text") {
+  auto a = pg();
+  for (std::string_view efd : {"1", "3", "0", "-5"}) {
+    CAPTURE(efd);
+    std::string sql =
+        "SELECT x, x::text, x::float4, x::float4::text FROM (SELECT (random() - 0.5) * 10 ^ (g % 40 - 20) AS x "
+        "FROM generate_series(1, 800) g UNION ALL VALUES (0.1::float8), (1), (-0.5), (1e15), (1e-5), (123.25), "
+        "('NaN'), ('Infinity'), (0.30000000000000004)) v WHERE set_config('extra_float_digits', '" +
+        std::string(efd) + "', true) IS NOT NULL";
+    auto o = ro();
+    o.max_rows = 1000;
+    auto out = run(*a, sql, o);
+    auto rows = parsed_rows(out);
+    REQUIRE(rows.size() == 809);
+    for (const auto& r : rows) {
+      const auto& row = r.as_array();
+      for (int k : {0, 2}) {
+        std::string text(row[static_cast<std::size_t>(k + 1)].as_string());
+        CAPTURE(text);
+        REQUIRE(omgdb::json::serialize(row[static_cast<std::size_t>(k)]) ==
+                omgdb::json::serialize(sql::detail::double_from_text(text)));
+      }
+    }
+  }
 }
 
 }  // namespace omgdb::test
