@@ -181,7 +181,7 @@ class postgres_adapter final : public adapter {
                          return false;
                        }
                        if (c > 0) text.push_back(',');
-                       if (PQgetisnull(row, 0, c)) put_null(text);
+                       if (size == 0 && PQgetisnull(row, 0, c)) put_null(text);  // NULL has length 0
                        else pg_put_value(text, std::string_view(PQgetvalue(row, 0, c), size),
                                          types[static_cast<std::size_t>(c)], shortest_floats);
                      }
