@@ -280,14 +280,9 @@ bool pg_session::reset(const pg_command* first, std::vector<pg_result_ptr>* firs
   // implicit transaction, so DISCARD ALL (which refuses to run inside a transaction block)
   // runs alone, and a failure of `first` skips nothing after it.
   if (!PQenterPipelineMode(conn_)) return false;
-  std::vector<std::optional<std::string>> none;
-  auto send = [&](std::string_view sql, const std::vector<std::optional<std::string>>& params) {
-    std::string text(sql);
-    std::vector<const char*> values;
-    for (auto& p : params) values.push_back(p ? p->c_str() : nullptr);
-    return PQsendQueryParams(conn_, text.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                             nullptr, 0) == 1 &&
-           PQpipelineSync(conn_) == 1;
+  const std::vector<std::optional<std::string>> none;
+  auto send = [&](const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+    return send_params(conn_, sql, params) && PQpipelineSync(conn_) == 1;
   };
   enum segment { ours, rollback, discard };
   std::vector<segment> segments;
