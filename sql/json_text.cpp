@@ -133,16 +133,11 @@ void put_text(std::string& out, std::string_view s) {
   out.push_back('"');
   std::size_t run = 0;  // start of the pending run that is copied as is
   std::size_t i = 0;
-  while (i < n) {
-    if (i + 8 <= n && plain_block(b + i)) {
-      i += 8;
-      continue;
-    }
+  for (;;) {
+    while (i + 8 <= n && plain_block(b + i)) i += 8;  // plain ASCII, 8 bytes at a time
+    while (i < n && !k_stop.stop[b[i]]) ++i;          // then up to the next stop byte
+    if (i == n) break;
     unsigned char c = b[i];
-    if (!k_stop.stop[c]) {
-      ++i;
-      continue;
-    }
     if (c >= 0x80) {
       if (std::size_t len = utf8_sequence(s, i)) {
         i += len;
