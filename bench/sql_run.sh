@@ -2,7 +2,8 @@
 # executeSql of a 1,000-row SELECT over stdio: calls per second and latency percentiles for
 # omgdb and, side by side, the archived reference PostgreSQL MCP server
 # (npm @modelcontextprotocol/server-postgres), on the same throw-away PostgreSQL database.
-# Usage: bench/sql_run.sh <omgdb binary> [--calls N]. Writes bench/out/sql_results.json.
+# Usage: bench/sql_run.sh <omgdb binary> [--calls N] [--rounds N] [--compare <other omgdb binary>].
+# Writes bench/out/sql_results.json.
 # The reference server is installed with npm into bench/out/node (skipped, and said so, when
 # npm cannot install it).
 set -euo pipefail

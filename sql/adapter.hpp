@@ -36,22 +36,27 @@ struct column_info {
 struct exec_options {
   bool read_only = true;          // run under the database's read-only enforcement
   std::size_t max_rows = 100;     // rows returned at most (1..1000); more → rows_more_available
-  std::size_t max_bytes = 256 * 1024;  // JSON size of rows at most; more → truncated
+  std::size_t max_bytes = 256 * 1024;  // size of rows_json() at most; more → truncated
   std::chrono::milliseconds timeout{30000};  // statement timeout; reaches the server
   const std::atomic<bool>* cancelled = nullptr;  // polled; cancellation reaches the server
 };
 
 struct exec_outcome {
   std::vector<column_info> columns;
-  boost::json::array rows;        // each row a JSON array, values as JSON (numbers exact:
-                                  // integers beyond 2^53 and decimals as strings; bytea/blob as
-                                  // {"$binary":{"base64":…,"subType":"00"}})
+  // The rows as compact JSON text, written once by the adapter: each row a JSON array, rows
+  // joined by ',' WITHOUT the enclosing brackets (rows_json() adds them). Values: numbers
+  // exact (integers beyond 2^53 and decimals as strings), bytea/blob as
+  // {"$binary":{"base64":…,"subType":"00"}}, text as valid UTF-8 (U+FFFD for invalid bytes).
+  std::string rows_text;
+  std::size_t row_count = 0;
   std::optional<std::int64_t> affected;  // rows changed, when the statement changes rows
   bool rows_more_available = false;  // at least one row was not returned (max_rows or max_bytes)
   bool truncated = false;         // cut at max_bytes (a whole row boundary); implies the above
   double elapsed_ms = 0;          // the whole call: waiting for a session, setup, statement
   bool committed = false;         // true only when a write succeeded in autocommit and left no
                                   // transaction open (never for read_only executions)
+
+  std::string rows_json() const { return "[" + rows_text + "]"; }
 };
 
 // Failures carry a message fit for an agent (server's error text, SQLSTATE when known);

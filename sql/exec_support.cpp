@@ -1,4 +1,4 @@
-// omgdb sql — deadlines, row budgets and JSON values shared by the adapters.
+// omgdb sql — deadlines and JSON values shared by the adapters.
 #include "sql/exec_support.hpp"
 
 #include <charconv>
@@ -33,36 +33,6 @@ std::string deadline::stop_message(std::string_view committed_note) const {
   m += "; ";
   m += committed_note;
   return m;
-}
-
-bool row_budget::add(json::array row) {
-  if (full_) return false;
-  if (out_.rows.size() >= max_rows_) {
-    out_.rows_more_available = true;
-    full_ = true;
-    return false;
-  }
-  std::size_t size = json::serialize(row).size() + (out_.rows.empty() ? 0 : 1);
-  if (bytes_ + size > max_bytes_) {
-    out_.truncated = true;
-    out_.rows_more_available = true;
-    full_ = true;
-    return false;
-  }
-  bytes_ += size;
-  out_.rows.emplace_back(std::move(row));
-  return true;
-}
-
-void row_budget::oversized() noexcept {
-  if (full_) return;
-  if (out_.rows.size() >= max_rows_) {
-    out_.rows_more_available = true;
-  } else {
-    out_.truncated = true;
-    out_.rows_more_available = true;
-  }
-  full_ = true;
 }
 
 namespace {
@@ -132,33 +102,6 @@ json::value binary_value(const unsigned char* data, std::size_t size) {
   json::object inner{{"base64", out}, {"subType", "00"}};
   return json::value(json::object{{"$binary", std::move(inner)}});
 }
-
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
-std::size_t utf8_sequence(std::string_view s, std::size_t i) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c == 0xE0) { n = 3; lo = 0xA0; }
-  else if (c >= 0xE1 && c <= 0xEC) n = 3;
-  else if (c == 0xED) { n = 3; hi = 0x9F; }
-  else if (c >= 0xEE && c <= 0xEF) n = 3;
-  else if (c == 0xF0) { n = 4; lo = 0x90; }
-  else if (c >= 0xF1 && c <= 0xF3) n = 4;
-  else if (c == 0xF4) { n = 4; hi = 0x8F; }
-  else return 0;
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
-  return n;
-}
-
-}  // namespace
 
 json::value text_value(std::string_view text) {
   std::size_t i = 0;

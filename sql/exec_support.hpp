@@ -1,5 +1,6 @@
-// omgdb sql — what every adapter shares: the deadline of one call, the row/byte budget of a
-// result, and the conversion of client-library values to JSON (exact numbers, binary, UTF-8).
+// omgdb sql — what every adapter shares: the deadline of one call and the conversion of
+// client-library values to JSON values (exact numbers, binary, UTF-8). Result rows are written
+// as text by sql/json_text.hpp, which prints exactly what these values serialise to.
 //
 // Internal to sql/: the adapters include it, nothing above sql/ should.
 #pragma once
@@ -49,28 +50,6 @@ class deadline {
   const std::atomic<bool>* cancelled_;
 };
 
-// Collects rows into an exec_outcome under max_rows and max_bytes. `add` returns false once
-// the budget is spent: the caller stops reading (or drains without keeping). A row that would
-// pass max_bytes is not kept (results are cut at a whole row): `truncated` is set. Any row not
-// returned sets `rows_more_available`.
-class row_budget {
- public:
-  row_budget(exec_outcome& out, const exec_options& opts) noexcept
-      : out_(out), max_rows_(opts.max_rows), max_bytes_(opts.max_bytes) {}
-  bool add(boost::json::array row);
-  bool full() const noexcept { return full_; }
-  // A row known to exceed max_bytes before it is even read (a value longer than the budget):
-  // ends the result as `truncated` without materialising the row.
-  void oversized() noexcept;
-
- private:
-  exec_outcome& out_;
-  std::size_t max_rows_;
-  std::size_t max_bytes_;
-  std::size_t bytes_ = 2;  // "[]"
-  bool full_ = false;
-};
-
 // Integers within ±2^53 as JSON numbers, others as decimal strings (JSON readers use doubles).
 boost::json::value exact_int(std::int64_t v);
 boost::json::value exact_uint(std::uint64_t v);
@@ -84,6 +63,29 @@ boost::json::value binary_value(const unsigned char* data, std::size_t size);
 // Text as a JSON string; invalid UTF-8 sequences become U+FFFD so the result always serialises
 // to valid JSON.
 boost::json::value text_value(std::string_view text);
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
+inline std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c == 0xE0) { n = 3; lo = 0xA0; }
+  else if (c >= 0xE1 && c <= 0xEC) n = 3;
+  else if (c == 0xED) { n = 3; hi = 0x9F; }
+  else if (c >= 0xEE && c <= 0xEF) n = 3;
+  else if (c == 0xF0) { n = 4; lo = 0x90; }
+  else if (c >= 0xF1 && c <= 0xF3) n = 4;
+  else if (c == 0xF4) { n = 4; hi = 0x8F; }
+  else return 0;
+  if (i + n > s.size()) return 0;
+  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return n;
+}
 
 // Decimal digits as an integer; nullopt for anything else (never throws).
 std::optional<std::int64_t> parse_int(std::string_view text);

@@ -54,9 +54,10 @@ class mysql_adapter final : public adapter {
       o.max_bytes = std::size_t(16) << 20;
       exec_outcome out;
       if (auto st = statement(s, text, o, dl, true, out); !st) return std::move(st).error();
-      if (out.rows.empty() || !out.rows[0].as_array()[0].is_string())
+      auto rows = omgdb::json::parse_strict(out.rows_json());
+      if (!rows || rows->as_array().empty() || !rows->as_array()[0].as_array()[0].is_string())
         return make_error("the server returned no plan");
-      auto parsed = omgdb::json::parse_strict(out.rows[0].as_array()[0].as_string());
+      auto parsed = omgdb::json::parse_strict(rows->as_array()[0].as_array()[0].as_string());
       if (!parsed) return make_error("the server returned a plan that is not JSON");
       return json::object{{"plan", std::move(parsed).value()}};
     });

@@ -1,5 +1,5 @@
 // omgdb sql — libmariadb statements: prepared first, text protocol when the server cannot
-// prepare; rows converted to JSON under the row budget.
+// prepare; rows written as JSON text under the row budget.
 #include "sql/mysql_results.hpp"
 
 #include <mysqld_error.h>
@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include <boost/json/array.hpp>
+#include "sql/json_text.hpp"
 
 namespace omgdb::sql::detail {
 
@@ -66,12 +66,12 @@ std::string type_name(const MYSQL_FIELD& f) {
   return n;
 }
 
-json::value text_to_json(const MYSQL_FIELD& f, std::string_view v) {
+void put_text_value(std::string& out, const MYSQL_FIELD& f, std::string_view v) {
   switch (kind_of(f)) {
-    case kind::integer: return int_from_text(v);
-    case kind::floating: return double_from_text(v);
-    case kind::binary: return binary_value(reinterpret_cast<const unsigned char*>(v.data()), v.size());
-    default: return text_value(v);
+    case kind::integer: return put_int_text(out, v);
+    case kind::floating: return put_double_text(out, v);
+    case kind::binary: return put_binary(out, reinterpret_cast<const unsigned char*>(v.data()), v.size());
+    default: return put_text(out, v);
   }
 }
 
@@ -110,19 +110,22 @@ status run_text(my_session& s, std::string_view sql, const exec_options& opts, b
   unsigned n = mysql_num_fields(res.get());
   MYSQL_FIELD* fields = mysql_fetch_fields(res.get());
   describe(fields, n, out);
-  row_budget budget(out, opts);
+  row_writer rows(out, opts);
   while (MYSQL_ROW row = mysql_fetch_row(res.get())) {
-    if (budget.full()) {
+    if (rows.full() || !rows.begin_row()) {
       if (reads_only) break;
       continue;
     }
     unsigned long* len = mysql_fetch_lengths(res.get());
-    json::array a;
-    for (unsigned i = 0; i < n; ++i)
-      a.push_back(row[i] ? text_to_json(fields[i], std::string_view(row[i], len[i])) : json::value(nullptr));
-    budget.add(std::move(a));
+    std::string& text = rows.text();
+    for (unsigned i = 0; i < n; ++i) {
+      if (i > 0) text.push_back(',');
+      if (row[i]) put_text_value(text, fields[i], std::string_view(row[i], len[i]));
+      else put_null(text);
+    }
+    rows.end_row();
   }
-  if (!budget.full() && mysql_errno(m) != 0) {
+  if (!rows.full() && mysql_errno(m) != 0) {
     error_no = mysql_errno(m);
     return make_error(s.error_message());
   }
@@ -187,12 +190,13 @@ status my_run_statement(my_session& s, std::string_view sql, const exec_options&
     }
   }
   if (mysql_stmt_bind_result(st.get(), bind.data()) != 0) return fail(st.get());
-  row_budget budget(out, opts);
+  row_writer rows(out, opts);
+  std::string value;  // one string column's bytes, reused
   for (;;) {
     int rc = mysql_stmt_fetch(st.get());
     if (rc == MYSQL_NO_DATA) break;
     if (rc == 1) return fail(st.get());
-    if (budget.full()) {
+    if (rows.full()) {
       if (reads_only) break;
       continue;
     }
@@ -201,29 +205,35 @@ status my_run_statement(my_session& s, std::string_view sql, const exec_options&
     for (unsigned i = 0; i < n; ++i)
       too_long = too_long || (!nulls[i] && bind[i].buffer_type == MYSQL_TYPE_STRING && len[i] > opts.max_bytes);
     if (too_long) {
-      budget.oversized();
+      rows.oversized();
       if (reads_only) break;
       continue;
     }
-    json::array a;
+    if (!rows.begin_row()) {
+      if (reads_only) break;
+      continue;
+    }
+    std::string& text = rows.text();
     for (unsigned i = 0; i < n; ++i) {
+      if (i > 0) text.push_back(',');
       if (nulls[i]) {
-        a.push_back(nullptr);
+        put_null(text);
       } else if (bind[i].buffer_type == MYSQL_TYPE_LONGLONG) {
-        a.push_back(bind[i].is_unsigned ? exact_uint(static_cast<std::uint64_t>(ints[i])) : exact_int(ints[i]));
+        if (bind[i].is_unsigned) put_uint(text, static_cast<std::uint64_t>(ints[i]));
+        else put_int(text, ints[i]);
       } else if (bind[i].buffer_type == MYSQL_TYPE_DOUBLE) {
-        a.push_back(double_value(dbls[i]));
+        put_double(text, dbls[i]);
       } else {
-        std::string v(len[i], '\0');
+        value.assign(len[i], '\0');
         MYSQL_BIND b{};
         b.buffer_type = MYSQL_TYPE_STRING;
-        b.buffer = v.data();
+        b.buffer = value.data();
         b.buffer_length = len[i];
         if (len[i] > 0 && mysql_stmt_fetch_column(st.get(), &b, i, 0) != 0) return fail(st.get());
-        a.push_back(text_to_json(fields[i], v));
+        put_text_value(text, fields[i], value);
       }
     }
-    budget.add(std::move(a));
+    rows.end_row();
   }
   // Closing the statement discards unread rows; the session stays in sync.
   return {};

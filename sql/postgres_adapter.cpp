@@ -1,16 +1,19 @@
 // omgdb sql — the PostgreSQL adapter.
 //
-// Reads: BEGIN READ ONLY; SET LOCAL statement_timeout = N; <statement>; ROLLBACK — four
-// separate commands, the statement alone in its extended-protocol message, the transaction
-// always rolled back (never committed, so even large objects created by lo_import or
-// set_config changes vanish). Writes: SET statement_timeout = N, then the statement alone in
-// autocommit. After every use the session is reset (ROLLBACK if needed, DISCARD ALL) before
-// it returns to the pool; a session in doubt is closed instead.
+// Reads: BEGIN READ ONLY, SET LOCAL statement_timeout, then the statement alone in its own
+// extended-protocol message — three messages pipelined in one round trip (if either of ours
+// fails the server skips the statement) — then ROLLBACK: the transaction is always rolled
+// back (never committed, so even large objects created by lo_import or set_config changes
+// vanish). Writes: SET statement_timeout = N, then the
+// statement alone in autocommit. After every use the session is reset (ROLLBACK if needed,
+// DISCARD ALL, in one pipelined round trip that also reads the columns' nullability) before it
+// returns to the pool; a session in doubt is closed instead.
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 #include "common/json.hpp"
 #include "sql/adapter_factories.hpp"
+#include "sql/json_text.hpp"
 #include "sql/pool.hpp"
 #include "sql/postgres_schema.hpp"
 #include "sql/postgres_values.hpp"
@@ -51,17 +54,29 @@ class postgres_adapter final : public adapter {
     deadline dl(opts);
     auto lease = pool_.acquire_ready(dl, [&](pg_session& s) -> status {
       types_.load(s, dl);
-      if (opts.read_only) return begin_read_only(s, dl);
+      // Reads: BEGIN and the timeout travel with the statement (collect); a session the
+      // server closed is found here, before anything is sent, and replaced.
+      if (opts.read_only) return s.alive() ? status{} : make_error("the pooled PostgreSQL session was closed");
       if (auto t = s.query(timeout_command(dl, false), {}, dl); !t) return std::move(t).error();
       return {};
     });
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
-    auto out = collect(s, sql, opts, dl, opts.read_only);
+    pg_result_ptr shape;
+    auto out = collect(s, sql, opts, dl, opts.read_only, shape);
     if (!out && !opts.read_only && s.broken())
       out = make_error(out.error().message +
                        " — the connection was lost while the write ran: whether it was committed is unknown");
-    lease->reusable(s.reset());  // reads: this is the ROLLBACK
+    // The columns' nullability is read in the reset's round trip (for reads still inside the
+    // read-only transaction), unless the transaction is aborted.
+    std::optional<pg_command> nullability;
+    if (out && s.txn() != PQTRANS_INERROR) nullability = pg_nullability_query(shape.get());
+    std::vector<pg_result_ptr> attributes;
+    lease->reusable(s.reset(nullability ? &*nullability : nullptr, &attributes));  // reads: the ROLLBACK
+    if (out) {
+      pg_apply_nullability(attributes, shape.get(), out->columns);
+      out->elapsed_ms = dl.elapsed_ms();
+    }
     return out;
   }
 
@@ -120,9 +135,15 @@ class postgres_adapter final : public adapter {
     return out;
   }
 
+  // BEGIN READ ONLY, then the local timeout as a SELECT (it takes the snapshot, see above):
+  // sent ahead of a read in the same round trip.
+  static std::vector<pg_command> read_only_preamble(const deadline& dl) {
+    return {pg_command{"BEGIN READ ONLY", {}}, pg_command{timeout_command(dl, true), {}}};
+  }
+
   status begin_read_only(pg_session& s, const deadline& dl) {
-    if (auto b = s.query("BEGIN READ ONLY", {}, dl); !b) return std::move(b).error();
-    if (auto t = s.query(timeout_command(dl, true), {}, dl); !t) return std::move(t).error();
+    // Our own two commands in one round trip; the SELECT takes the snapshot (see above).
+    if (auto b = s.own_commands("BEGIN READ ONLY; " + timeout_command(dl, true), dl); !b) return std::move(b).error();
     return {};
   }
 
@@ -139,18 +160,34 @@ class postgres_adapter final : public adapter {
   }
 
   result<exec_outcome> collect(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl,
-                               bool read_only) {
+                               bool read_only, pg_result_ptr& shape) {
     exec_outcome out;
-    row_budget budget(out, opts);
+    row_writer rows(out, opts);
+    std::vector<Oid> types;  // of the first row; every row of one result has the same shape
+    const bool shortest_floats = PQserverVersion(s.conn()) >= 120000;
+    std::vector<pg_command> preamble;
+    if (read_only) preamble = read_only_preamble(dl);
     auto r = s.run(sql, {}, dl,
                    [&](const PGresult* row) {
-                     json::array a;
                      int n = PQnfields(row);
-                     a.reserve(static_cast<std::size_t>(n));
-                     for (int c = 0; c < n; ++c) a.push_back(pg_value(row, 0, c));
-                     return budget.add(std::move(a));
+                     if (types.empty())
+                       for (int c = 0; c < n; ++c) types.push_back(PQftype(row, c));
+                     if (!rows.begin_row()) return false;
+                     std::string& text = rows.text();
+                     for (int c = 0; c < n; ++c) {
+                       auto size = static_cast<std::size_t>(PQgetlength(row, 0, c));
+                       if (size > opts.max_bytes) {  // a value longer than the whole budget
+                         rows.oversized();
+                         return false;
+                       }
+                       if (c > 0) text.push_back(',');
+                       if (size == 0 && PQgetisnull(row, 0, c)) put_null(text);  // NULL has length 0
+                       else pg_put_value(text, std::string_view(PQgetvalue(row, 0, c), size),
+                                         types[static_cast<std::size_t>(c)], shortest_floats);
+                     }
+                     return rows.end_row();
                    },
-                   read_only);
+                   read_only, preamble);
     if (!r) return std::move(r).error();
     std::string err = statement_error(s.conn(), *r, dl, read_only ? "" : " (nothing was committed)");
     if (!err.empty()) return make_error(std::move(err));
@@ -161,8 +198,7 @@ class postgres_adapter final : public adapter {
       if (auto count = parse_int(n)) out.affected = *count;
     }
     if (!read_only) out.committed = s.txn() == PQTRANS_IDLE;
-    pg_fill_nullability(s, r->shape.get(), out.columns, dl);
-    out.elapsed_ms = dl.elapsed_ms();
+    shape = std::move(r->shape);
     return out;
   }
 

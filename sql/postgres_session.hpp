@@ -30,6 +30,12 @@ struct pg_result_deleter {
 };
 using pg_result_ptr = std::unique_ptr<PGresult, pg_result_deleter>;
 
+// One query of ours with text parameters (null = SQL NULL).
+struct pg_command {
+  std::string sql;
+  std::vector<std::optional<std::string>> params;
+};
+
 // What one statement produced.
 struct pg_outcome {
   pg_result_ptr final;          // the last non-row result (TUPLES_OK, COMMAND_OK or an error)
@@ -53,20 +59,37 @@ class pg_session {
   // Runs one statement with text parameters (null = SQL NULL) in single-row mode. `on_row`
   // receives each row; when it returns false the remaining rows are drained without being
   // kept, or — with `cancel_when_full` (reads only) — the statement is cancelled.
+  // `preamble`: commands of ours sent ahead of the statement in the same round trip (pipeline
+  // mode, one Sync at the end); if one fails, the statement does not run and the error says so.
   using row_fn = std::function<bool(const PGresult* row)>;
   result<pg_outcome> run(std::string_view sql, const std::vector<std::optional<std::string>>& params,
-                         const deadline& dl, const row_fn& on_row, bool cancel_when_full);
+                         const deadline& dl, const row_fn& on_row, bool cancel_when_full,
+                         const std::vector<pg_command>& preamble = {});
+
+  // False when the idle session was closed by the server (it left an error and EOF on the
+  // socket) or has anything else unread: a zero-timeout poll, no round trip. Marks the session
+  // broken then (the pool closes it and opens another).
+  bool alive();
 
   // Our own commands and catalog queries: the whole result, or an error with the server's
   // message (a failed command is an error, unlike `run`).
   result<pg_result_ptr> query(std::string_view sql, const std::vector<std::optional<std::string>>& params,
                               const deadline& dl);
 
+  // Our own fixed text, sent with the simple protocol because it holds several commands
+  // ("BEGIN READ ONLY; SELECT …"): one round trip. Never agent text. The last result, or the
+  // first failure as an error.
+  result<pg_result_ptr> own_commands(const std::string& sql, const deadline& dl);
+
   // Rolls back any open transaction and runs DISCARD ALL (session settings, prepared
-  // statements, temp tables, advisory locks, LISTEN). False if the session is unusable.
-  bool reset();
+  // statements, temp tables, advisory locks, LISTEN), in one round trip (pipeline mode).
+  // `first`, when given, is one more query of ours sent ahead of them (still inside the
+  // transaction); the results holding its rows land in `first_rows` (none if it failed).
+  // False if the session is unusable.
+  bool reset(const pg_command* first = nullptr, std::vector<pg_result_ptr>* first_rows = nullptr);
 
  private:
+  result<pg_result_ptr> collect_command(const deadline& dl);
   explicit pg_session(PGconn* c) : conn_(c) {}
   bool send_cancel();
   // Waits until a result can be read without blocking. Sends PQcancel once the deadline

@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "sql/json_text.hpp"
+
 namespace omgdb::sql::detail {
 
 namespace json = boost::json;
@@ -22,12 +24,13 @@ int hex(char c) {
 }
 
 // bytea text output: hex ("\x00ff") or, with bytea_output=escape, backslash escapes.
-json::value bytea_value(std::string_view t) {
+void put_bytea(std::string& out, std::string_view t) {
   std::string bytes;
+  bytes.reserve(t.size() / 2);
   if (t.size() >= 2 && t[0] == '\\' && t[1] == 'x') {
     for (std::size_t i = 2; i + 1 < t.size(); i += 2) {
       int hi = hex(t[i]), lo = hex(t[i + 1]);
-      if (hi < 0 || lo < 0) return text_value(t);
+      if (hi < 0 || lo < 0) return put_text(out, t);
       bytes += static_cast<char>(hi * 16 + lo);
     }
   } else {
@@ -42,11 +45,11 @@ json::value bytea_value(std::string_view t) {
         bytes += static_cast<char>(v);
         i += 3;
       } else {
-        return text_value(t);
+        return put_text(out, t);
       }
     }
   }
-  return binary_value(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  put_binary(out, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
 }
 
 }  // namespace
@@ -73,26 +76,22 @@ std::string pg_type_names::name(Oid type) const {
   return it != names_.end() ? it->second : "oid:" + std::to_string(type);
 }
 
-json::value pg_value(const PGresult* r, int row, int col) {
-  if (PQgetisnull(r, row, col)) return nullptr;
-  std::string_view t(PQgetvalue(r, row, col), static_cast<std::size_t>(PQgetlength(r, row, col)));
-  switch (PQftype(r, col)) {
+void pg_put_value(std::string& out, std::string_view t, Oid type, bool shortest_floats) {
+  switch (type) {
     case bool_oid:
-      return json::value(t == "t");
+      return put_bool(out, t == "t");
     case int2_oid:
     case int4_oid:
     case int8_oid:
     case oid_oid:
-      return int_from_text(t);
+      return put_int_text(out, t);
     case float4_oid:
     case float8_oid:
-      return double_from_text(t);
-    case numeric_oid:
-      return text_value(t);
+      return shortest_floats ? put_shortest_double_text(out, t) : put_double_text(out, t);
     case bytea_oid:
-      return bytea_value(t);
-    default:
-      return text_value(t);
+      return put_bytea(out, t);
+    default:  // numeric (exact, as a string) and every other type: its text
+      return put_text(out, t);
   }
 }
 
@@ -108,33 +107,42 @@ std::vector<column_info> pg_columns(const PGresult* shape, const pg_type_names& 
   return cols;
 }
 
-void pg_fill_nullability(pg_session& s, const PGresult* shape, std::vector<column_info>& cols, const deadline& dl) {
-  if (!shape || s.txn() == PQTRANS_INERROR) return;
-  std::map<std::pair<Oid, int>, std::vector<std::size_t>> wanted;
+std::optional<pg_command> pg_nullability_query(const PGresult* shape) {
+  if (!shape) return std::nullopt;
   std::string oids = "{";
+  for (int i = 0; i < PQnfields(shape); ++i) {
+    if (PQftable(shape, i) == InvalidOid || PQftablecol(shape, i) <= 0) continue;
+    if (oids.size() > 1) oids += ',';
+    oids += std::to_string(PQftable(shape, i));
+  }
+  if (oids.size() == 1) return std::nullopt;
+  oids += '}';
+  return pg_command{"SELECT attrelid::int8, attnum::int4, attnotnull FROM pg_catalog.pg_attribute "
+                    "WHERE attrelid = ANY($1::oid[]) AND attnum > 0",
+                    {oids}};
+}
+
+void pg_apply_nullability(const std::vector<pg_result_ptr>& results, const PGresult* shape,
+                          std::vector<column_info>& cols) {
+  if (!shape) return;
+  std::map<std::pair<Oid, int>, std::vector<std::size_t>> wanted;
   for (int i = 0; i < PQnfields(shape) && static_cast<std::size_t>(i) < cols.size(); ++i) {
     Oid table = PQftable(shape, i);
     int column = PQftablecol(shape, i);
     if (table == InvalidOid || column <= 0) continue;
-    if (oids.size() > 1) oids += ',';
-    oids += std::to_string(table);
     wanted[{table, column}].push_back(static_cast<std::size_t>(i));
   }
-  if (wanted.empty()) return;
-  oids += '}';
-  auto r = s.query(
-      "SELECT attrelid::int8, attnum::int4, attnotnull FROM pg_catalog.pg_attribute "
-      "WHERE attrelid = ANY($1::oid[]) AND attnum > 0",
-      {oids}, dl);
-  if (!r) return;
-  for (int row = 0; row < PQntuples(r->get()); ++row) {
-    auto table = parse_int(PQgetvalue(r->get(), row, 0));
-    auto column = parse_int(PQgetvalue(r->get(), row, 1));
-    if (!table || !column) continue;
-    auto it = wanted.find({static_cast<Oid>(*table), static_cast<int>(*column)});
-    if (it == wanted.end()) continue;
-    bool not_null = PQgetvalue(r->get(), row, 2)[0] == 't';
-    for (auto i : it->second) cols[i].nullable = !not_null;
+  for (const auto& result : results) {
+    const PGresult* rows = result.get();
+    for (int row = 0, n = PQntuples(rows); row < n; ++row) {
+      auto table = parse_int(PQgetvalue(rows, row, 0));
+      auto column = parse_int(PQgetvalue(rows, row, 1));
+      if (!table || !column) continue;
+      auto it = wanted.find({static_cast<Oid>(*table), static_cast<int>(*column)});
+      if (it == wanted.end()) continue;
+      bool not_null = PQgetvalue(rows, row, 2)[0] == 't';
+      for (auto i : it->second) cols[i].nullable = !not_null;
+    }
   }
 }
 

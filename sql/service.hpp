@@ -123,8 +123,10 @@ class service {
   result<boost::json::object> latest_error(std::string_view name, const caller& who);
   result<boost::json::object> propose_edit(std::string_view name, std::string_view sql,
                                            std::string_view rationale, const caller& who);
-  result<boost::json::object> execute(std::string_view name, std::string_view sql, std::size_t limit,
-                                      std::size_t max_bytes, const caller& who);
+  // executeSql returns its JSON text directly: the rows the adapter wrote as text are copied
+  // into it once, never turned back into JSON values.
+  result<std::string> execute(std::string_view name, std::string_view sql, std::size_t limit,
+                              std::size_t max_bytes, const caller& who);
 
  private:
   result<std::shared_ptr<adapter>> adapter_for(const config::connection& conn);

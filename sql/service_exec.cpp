@@ -2,6 +2,7 @@
 // explainSql, proposeSqlEdit and executeSql (sql/service.hpp).
 #include <algorithm>
 
+#include "common/json.hpp"
 #include "common/log.hpp"
 #include "sql/service.hpp"
 
@@ -160,8 +161,8 @@ result<bj::object> service::propose_edit(std::string_view name, std::string_view
   return out;
 }
 
-result<bj::object> service::execute(std::string_view name, std::string_view sql, std::size_t limit,
-                                    std::size_t max_bytes, const caller& who) {
+result<std::string> service::execute(std::string_view name, std::string_view sql, std::size_t limit,
+                                     std::size_t max_bytes, const caller& who) {
   auto start = clock::now();
   auto t = resolve(name, who.may_write);
   if (!t) return std::move(t).error();
@@ -231,24 +232,52 @@ result<bj::object> service::execute(std::string_view name, std::string_view sql,
     return std::move(r).error();
   }
   (void)sheets_.clear_latest_error(c.name);
-  bj::array columns;
-  for (const auto& col : r->columns) {
-    bj::object co{{"name", col.name}, {"dataType", col.type}};
-    if (col.nullable) co["nullable"] = *col.nullable;
-    else co["nullable"] = nullptr;
-    columns.push_back(std::move(co));
+  // {"connection","statement","readOnly","columns","rows","rowsMoreAvailable","truncated",
+  //  "elapsedMs","committed","approval","rowsAffected"?}, written once around the rows' text.
+  std::string out;
+  out.reserve(r->rows_text.size() + 96 * r->columns.size() + 512);
+  auto key = [&out](std::string_view k) {
+    out += ",\"";
+    out += k;
+    out += "\":";
+  };
+  out += "{\"connection\":";
+  json::append_quoted(out, c.name);
+  key("statement");
+  json::append_quoted(out, verdict.keyword);
+  key("readOnly");
+  out += o.read_only ? "true" : "false";
+  key("columns");
+  out += '[';
+  for (std::size_t i = 0; i < r->columns.size(); ++i) {
+    const auto& col = r->columns[i];
+    out += i ? ",{\"name\":" : "{\"name\":";
+    json::append_quoted(out, col.name);
+    out += ",\"dataType\":";
+    json::append_quoted(out, col.type);
+    out += ",\"nullable\":";
+    out += !col.nullable ? "null}" : *col.nullable ? "true}" : "false}";
   }
-  bj::object out{{"connection", c.name},
-                 {"statement", verdict.keyword},
-                 {"readOnly", o.read_only},
-                 {"columns", std::move(columns)},
-                 {"rows", std::move(r->rows)},
-                 {"rowsMoreAvailable", r->rows_more_available},
-                 {"truncated", r->truncated},
-                 {"elapsedMs", r->elapsed_ms},
-                 {"committed", r->committed},
-                 {"approval", approval}};
-  if (r->affected) out["rowsAffected"] = *r->affected;
+  out += ']';
+  key("rows");
+  out += '[';
+  out += r->rows_text;
+  out += ']';
+  key("rowsMoreAvailable");
+  out += r->rows_more_available ? "true" : "false";
+  key("truncated");
+  out += r->truncated ? "true" : "false";
+  key("elapsedMs");
+  json::append_double(out, r->elapsed_ms);
+  key("committed");
+  out += r->committed ? "true" : "false";
+  key("approval");
+  json::append_quoted(out, approval);
+  if (r->affected) {
+    key("rowsAffected");
+    out += std::to_string(*r->affected);
+  }
+  out += '}';
   record(c, who, start, "ok", sql, verdict.keyword);
   return out;
 }

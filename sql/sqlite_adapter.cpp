@@ -3,7 +3,9 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include "common/json.hpp"
 #include "sql/adapter_factories.hpp"
+#include "sql/json_text.hpp"
 #include "sql/pool.hpp"
 #include "sql/sqlite_schema.hpp"
 #include "sql/sqlite_session.hpp"
@@ -143,7 +145,9 @@ class sqlite_adapter final : public adapter {
     auto r = execute("SELECT sqlite_version()", o);
     if (!r) return std::move(r).error();
     std::string version;
-    if (!r->rows.empty() && r->rows[0].as_array()[0].is_string()) version = r->rows[0].as_array()[0].as_string();
+    auto rows = omgdb::json::parse_strict(r->rows_json());
+    if (rows && !rows->as_array().empty() && rows->as_array()[0].as_array()[0].is_string())
+      version = rows->as_array()[0].as_array()[0].as_string();
     return "SQLite " + version + ", database file readable";
   }
 
@@ -154,11 +158,15 @@ class sqlite_adapter final : public adapter {
     if (!prepared) return std::move(prepared).error();
     stmt_ptr stmt(*prepared);
     bool reads_only = sqlite3_stmt_readonly(stmt.get()) != 0;
+    // `PRAGMA journal_mode` without a value only reports the mode; on a read-only handle (whose
+    // authorizer let through nothing else, opened SQLITE_OPEN_READONLY and query_only) it
+    // cannot change it either.
+    if (!reads_only && s.read_only() && s.journal_mode_query()) reads_only = true;
     if (opts.read_only && !reads_only)
       return make_error("the statement is not read-only (SQLite reports that it writes); this call only reads");
     exec_outcome out;
     out.columns = describe_columns(s.db(), stmt.get());
-    row_budget budget(out, opts);
+    row_writer rows(out, opts);
     int n = sqlite3_column_count(stmt.get());
     bool first = true;
     int rc;
@@ -168,17 +176,21 @@ class sqlite_adapter final : public adapter {
           if (out.columns[i].type.empty()) out.columns[i].type = first_value_type(stmt.get(), i);
         first = false;
       }
-      if (budget.full()) {
+      if (rows.full()) {
         if (reads_only) break;  // a read stops here; a write runs to completion
         continue;
       }
-      json::array row;
-      row.reserve(n);
-      for (int i = 0; i < n; ++i) row.push_back(sqlite_column_value(stmt.get(), i));
-      if (!budget.add(std::move(row)) && reads_only) {
-        // One more row was there: it is what set rows_more_available.
-        break;
+      // A row past max_rows is what sets rows_more_available.
+      if (!rows.begin_row()) {
+        if (reads_only) break;
+        continue;
       }
+      std::string& text = rows.text();
+      for (int i = 0; i < n; ++i) {
+        if (i > 0) text.push_back(',');
+        sqlite_put_value(text, stmt.get(), i);
+      }
+      if (!rows.end_row() && reads_only) break;
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
       bool stopped = (rc & 0xff) == SQLITE_INTERRUPT && dl.expired();

@@ -6,6 +6,9 @@
 #include <string>
 #include <thread>
 
+#include "sql/classifier_functions.hpp"
+#include "sql/json_text.hpp"
+
 namespace omgdb::sql::detail {
 
 namespace {
@@ -26,20 +29,20 @@ bool dangerous_function(const char* name) {
   return in_list(name, {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"});
 }
 
-// Pragmas that only read. The ones taking a table or index name as their argument are allowed
-// with it; every other pragma is allowed only without a value (`PRAGMA x`, never `PRAGMA x=1`).
+// Pragmas that only read: the classifier's allow-list (sql/classifier_functions.hpp), so that
+// a PRAGMA the classifier lets through as read-only runs here and nothing else does. The
+// reporting pragmas that take a table, index or check argument are allowed with it; every
+// other one only without a value (`PRAGMA x`, never `PRAGMA x=1` or `PRAGMA x(1)`).
 bool read_pragma(const char* name, const char* arg) {
-  if (in_list(name, {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
-                     "foreign_key_list"}))
-    return true;
-  if (arg) return false;
-  return in_list(name, {"database_list", "collation_list", "function_list", "module_list", "pragma_list",
-                        "compile_options", "encoding", "foreign_keys", "page_count", "page_size",
-                        "query_only", "schema_version", "user_version", "application_id", "freelist_count",
-                        "journal_mode", "auto_vacuum", "data_version", "table_list"});
+  if (!name) return false;
+  std::string upper(name);
+  if (upper.size() > 64) return false;
+  for (auto& c : upper) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  if (!pragma_reads(upper)) return false;
+  return !arg || pragma_takes_argument(upper);
 }
 
-int read_only_authorizer(void*, int code, const char* a1, const char* a2, const char*, const char*) {
+int read_only_authorizer(void* self, int code, const char* a1, const char* a2, const char*, const char*) {
   switch (code) {
     case SQLITE_SELECT:
     case SQLITE_READ:
@@ -48,7 +51,9 @@ int read_only_authorizer(void*, int code, const char* a1, const char* a2, const 
     case SQLITE_FUNCTION:
       return dangerous_function(a2) ? SQLITE_DENY : SQLITE_OK;
     case SQLITE_PRAGMA:
-      return read_pragma(a1, a2) ? SQLITE_OK : SQLITE_DENY;
+      if (!read_pragma(a1, a2)) return SQLITE_DENY;
+      if (!a2 && equals_nocase(a1, "journal_mode")) static_cast<sqlite_session*>(self)->note_journal_mode_query();
+      return SQLITE_OK;
     case SQLITE_UPDATE:
       // Preparing a SELECT over a table-valued pragma (pragma_table_info(…)) reports column
       // "updates" of sqlite_master while SQLite builds the eponymous table. A real UPDATE of
@@ -131,7 +136,7 @@ result<std::unique_ptr<sqlite_session>> sqlite_session::open(const std::string& 
       return make_error("cannot make the SQLite handle query-only: " + clean_message(msg));
     }
   }
-  sqlite3_set_authorizer(db, read_only ? read_only_authorizer : read_write_authorizer, nullptr);
+  sqlite3_set_authorizer(db, read_only ? read_only_authorizer : read_write_authorizer, s.get());
   sqlite3_progress_handler(db, 1000, progress, s.get());
   sqlite3_busy_handler(db, busy, s.get());
   return s;
@@ -140,6 +145,7 @@ result<std::unique_ptr<sqlite_session>> sqlite_session::open(const std::string& 
 sqlite_session::~sqlite_session() { sqlite3_close_v2(db_); }
 
 result<sqlite3_stmt*> sqlite_session::prepare_one(std::string_view sql) {
+  journal_mode_query_ = false;  // set again by the authorizer while this statement is prepared
   sqlite3_stmt* stmt = nullptr;
   const char* tail = nullptr;
   int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), 0, &stmt, &tail);
@@ -183,6 +189,25 @@ boost::json::value sqlite_column_value(sqlite3_stmt* stmt, int i) {
     }
     default:
       return nullptr;
+  }
+}
+
+void sqlite_put_value(std::string& out, sqlite3_stmt* stmt, int i) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER:
+      return put_int(out, sqlite3_column_int64(stmt, i));
+    case SQLITE_FLOAT:
+      return put_double(out, sqlite3_column_double(stmt, i));
+    case SQLITE_TEXT: {
+      auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+      return put_text(out, std::string_view(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(stmt, i))));
+    }
+    case SQLITE_BLOB: {
+      auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(stmt, i));
+      return put_binary(out, p, static_cast<std::size_t>(sqlite3_column_bytes(stmt, i)));
+    }
+    default:
+      return put_null(out);
   }
 }
 

@@ -2,7 +2,8 @@
 //
 // Read-only handles: SQLITE_OPEN_READONLY, `PRAGMA query_only=1`, no ATTACH (limit 0),
 // defensive mode, no extension loading, and an authorizer that allows only reads (SELECT,
-// READ, recursive CTEs, harmless functions and read-only pragmas). Read-write handles: the
+// READ, recursive CTEs, harmless functions and the pragmas on the classifier's read-only
+// allow-list, in their reporting form). Read-write handles: the
 // same minus READONLY/query_only, with an authorizer that still denies ATTACH/DETACH and
 // extension or file functions. Both: a progress handler that stops the statement when the
 // call's deadline passes or it is cancelled, and a busy handler bounded by the same deadline.
@@ -43,11 +44,18 @@ class sqlite_session {
   // interrupted the statement.
   std::string error_message(int rc) const;
 
+  // True when the statement prepared last is `PRAGMA [schema.]journal_mode` without a value on
+  // a read-only handle: it only reports the mode, but SQLite's sqlite3_stmt_readonly calls it a
+  // writer (its opcode can also change the mode). Set by the read-only authorizer.
+  bool journal_mode_query() const noexcept { return journal_mode_query_; }
+  void note_journal_mode_query() noexcept { journal_mode_query_ = true; }
+
  private:
   sqlite_session(sqlite3* db, bool read_only) : db_(db), read_only_(read_only) {}
   sqlite3* db_;
   bool read_only_;
   const deadline* watching_ = nullptr;
+  bool journal_mode_query_ = false;
 };
 
 // RAII for a prepared statement.
@@ -58,5 +66,7 @@ using stmt_ptr = std::unique_ptr<sqlite3_stmt, stmt_closer>;
 
 // The JSON value of column `i` of the current row.
 boost::json::value sqlite_column_value(sqlite3_stmt* stmt, int i);
+// The same value appended as JSON text (sql/json_text.hpp).
+void sqlite_put_value(std::string& out, sqlite3_stmt* stmt, int i);
 
 }  // namespace omgdb::sql::detail

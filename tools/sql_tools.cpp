@@ -72,12 +72,20 @@ sql::caller caller_of(const std::string& tool, mcp::call_context& ctx) {
   return who;
 }
 
-tool_result answer(result<bj::object> r) {
-  if (!r) return tool_result::failure(r.error().message);
-  return tool_result::text(json::serialize(*r));
+// A flow answers with the tool's JSON text (executeSql writes it directly) or an error.
+using flow = std::function<result<std::string>(sql::service&, const bj::object&, const sql::caller&)>;
+
+result<std::string> as_text(result<bj::object> r) {
+  if (!r) return std::move(r).error();
+  return json::serialize(*r);
 }
 
-using flow = std::function<result<bj::object>(sql::service&, const bj::object&, const sql::caller&)>;
+tool_result answer(result<std::string> r) {
+  if (!r) return tool_result::failure(r.error().message);
+  tool_result out;  // not tool_result::text: its braced list would copy the (large) text
+  out.texts.push_back(std::move(*r));
+  return out;
+}
 
 mcp::tool make(std::shared_ptr<sql::service> svc, std::string name, std::string description,
                std::vector<param> params, mcp::annotations hints, flow fn) {
@@ -103,13 +111,13 @@ std::vector<mcp::tool> sql_tools(std::shared_ptr<sql::service> svc) {
   out.push_back(make(svc, "getActiveSql",
                      "SQL text and dialect of the active connection's worksheet (or of `connection`).", {},
                      read_hints, [](sql::service& s, const bj::object& a, const sql::caller& w) {
-                       return s.active_sql(text_arg(a, "connection"), w);
+                       return as_text(s.active_sql(text_arg(a, "connection"), w));
                      }));
   out.push_back(make(svc, "getActiveConnectionContext",
                      "Safe context of the active connection (name, label, dialect, access, approval mode) and "
                      "the other connections this session may use; never passwords, DSNs or credentials.",
                      {}, read_hints, [](sql::service& s, const bj::object& a, const sql::caller& w) {
-                       return s.connection_context(text_arg(a, "connection"), w);
+                       return as_text(s.connection_context(text_arg(a, "connection"), w));
                      }));
   out.push_back(make(svc, "getSchemaSummary",
                      "Schemas, relations and columns; filter by `schema`/`table`; pages of `limit` relations "
@@ -118,30 +126,31 @@ std::vector<mcp::tool> sql_tools(std::shared_ptr<sql::service> svc) {
                       {"table", param_type::string, false},
                       {"offset", param_type::integer, false},
                       {"limit", param_type::integer, false}},
-                     read_hints, [](sql::service& s, const bj::object& a, const sql::caller& w) -> result<bj::object> {
+                     read_hints, [](sql::service& s, const bj::object& a, const sql::caller& w) -> result<std::string> {
                        auto offset = int_arg(a, "offset", 0, 0, 1u << 30);
                        if (!offset) return std::move(offset).error();
                        auto limit = int_arg(a, "limit", sql::default_schema_limit, 1, sql::max_schema_limit);
                        if (!limit) return std::move(limit).error();
-                       return s.schema_summary(text_arg(a, "connection"), text_arg(a, "schema"), text_arg(a, "table"),
-                                               *offset, *limit, w);
+                       return as_text(s.schema_summary(text_arg(a, "connection"), text_arg(a, "schema"),
+                                                       text_arg(a, "table"), *offset, *limit, w));
                      }));
   out.push_back(make(svc, "getTableIndexes", "Indexes of one table (`schema` optional).",
                      {{"table", param_type::string, true}, {"schema", param_type::string, false}}, read_hints,
                      [](sql::service& s, const bj::object& a, const sql::caller& w) {
-                       return s.table_indexes(text_arg(a, "connection"), text_arg(a, "schema"), text_arg(a, "table"), w);
+                       return as_text(
+                           s.table_indexes(text_arg(a, "connection"), text_arg(a, "schema"), text_arg(a, "table"), w));
                      }));
   out.push_back(make(svc, "explainSql",
                      "Query plan of one statement without executing it (never EXPLAIN ANALYZE); only for SQL "
                      "the connection's access allows.",
                      {{"sql", param_type::string, true}}, read_hints,
                      [](sql::service& s, const bj::object& a, const sql::caller& w) {
-                       return s.explain(text_arg(a, "connection"), text_arg(a, "sql"), w);
+                       return as_text(s.explain(text_arg(a, "connection"), text_arg(a, "sql"), w));
                      }));
   out.push_back(make(svc, "getLatestSqlExecutionError",
                      "The latest executeSql error on the active connection (or `connection`), or null.", {},
                      read_hints, [](sql::service& s, const bj::object& a, const sql::caller& w) {
-                       return s.latest_error(text_arg(a, "connection"), w);
+                       return as_text(s.latest_error(text_arg(a, "connection"), w));
                      }));
   out.push_back(make(svc, "proposeSqlEdit",
                      "Propose new worksheet SQL with a rationale; a person applies or rejects it (stale if the "
@@ -149,7 +158,8 @@ std::vector<mcp::tool> sql_tools(std::shared_ptr<sql::service> svc) {
                      {{"sql", param_type::string, true}, {"rationale", param_type::string, true}},
                      mcp::annotations{false, false, false},
                      [](sql::service& s, const bj::object& a, const sql::caller& w) {
-                       return s.propose_edit(text_arg(a, "connection"), text_arg(a, "sql"), text_arg(a, "rationale"), w);
+                       return as_text(
+                           s.propose_edit(text_arg(a, "connection"), text_arg(a, "sql"), text_arg(a, "rationale"), w));
                      }));
   out.push_back(make(svc, "executeSql",
                      "Run one SQL statement after a person approves it (read-only statements run without a "
@@ -158,7 +168,7 @@ std::vector<mcp::tool> sql_tools(std::shared_ptr<sql::service> svc) {
                      "cap) and elapsedMs. Writes need read-write access and a read-write session.",
                      {{"sql", param_type::string, true}, {"limit", param_type::integer, false}},
                      mcp::annotations{false, false, true},
-                     [](sql::service& s, const bj::object& a, const sql::caller& w) -> result<bj::object> {
+                     [](sql::service& s, const bj::object& a, const sql::caller& w) -> result<std::string> {
                        auto limit = int_arg(a, "limit", sql::default_row_limit, 1, sql::max_row_limit);
                        if (!limit) return std::move(limit).error();
                        return s.execute(text_arg(a, "connection"), text_arg(a, "sql"), *limit,

@@ -28,6 +28,15 @@ std::string all_history(const std::filesystem::path& state) {
 
 bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
+// executeSql answers with its JSON text; the checks read it back strictly.
+boost::json::object object_of(const result<std::string>& r) {
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  auto v = json::parse_strict(*r);
+  REQUIRE_MESSAGE(v.ok(), "not JSON: ", *r);
+  REQUIRE(v->is_object());
+  return v->as_object();
+}
+
 }  // namespace
 
 TEST_CASE("an off connection and an unknown one are refused alike, even for getActiveSql") {
@@ -123,8 +132,9 @@ TEST_CASE("without a way to reach a person, executeSql fails closed and says how
 
 TEST_CASE("approve = writes runs a read-only statement without a person") {
   sql_bench b;
-  auto r = b.svc->execute("auto", "SELECT id, name, secret FROM people ORDER BY id", 2, 1 << 20, b.who());
-  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  auto text = b.svc->execute("auto", "SELECT id, name, secret FROM people ORDER BY id", 2, 1 << 20, b.who());
+  auto obj = object_of(text);
+  auto* r = &obj;
   CHECK(r->at("rows").as_array().size() == 2);
   CHECK(r->at("rowsMoreAvailable").as_bool());
   CHECK(r->at("truncated").as_bool() == false);
@@ -133,6 +143,28 @@ TEST_CASE("approve = writes runs a read-only statement without a person") {
   REQUIRE(cols.size() == 3);
   CHECK(cols[1].at("name").as_string() == "name");
   CHECK(r->at("elapsedMs").is_number());
+}
+
+TEST_CASE("executeSql's text keeps its fields in order, values exact and typed, written once") {
+  sql_bench b;
+  auto r = b.svc->execute("auto",
+                          "SELECT id, name, secret, 1.0 AS f, x'00ff' AS b, 'tab\there \"q\"' AS t FROM people "
+                          "WHERE id = 3",
+                          100, 1 << 20, b.who());
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  std::string text = *r;
+  auto at = text.find(R"("elapsedMs":)");
+  REQUIRE(at != std::string::npos);
+  auto end = text.find(',', at);
+  text.replace(at, end - at, R"("elapsedMs":0)");
+  CHECK(text ==
+        R"({"connection":"auto","statement":"SELECT","readOnly":true,"columns":[)"
+        R"({"name":"id","dataType":"INTEGER","nullable":true},{"name":"name","dataType":"TEXT","nullable":false},)"
+        R"({"name":"secret","dataType":"TEXT","nullable":true},{"name":"f","dataType":"REAL","nullable":null},)"
+        R"({"name":"b","dataType":"BLOB","nullable":null},{"name":"t","dataType":"TEXT","nullable":null}],)"
+        R"("rows":[[3,"cy",null,1.0,{"$binary":{"base64":"AP8=","subType":"00"}},"tab\there \"q\""]],)"
+        R"("rowsMoreAvailable":false,"truncated":false,"elapsedMs":0,"committed":false,)"
+        R"x("approval":"not required (approve = \"writes\", read-only statement)"})x");
 }
 
 TEST_CASE("an approved write runs and commits; the history keeps a digest, never the rows or the text") {
@@ -147,8 +179,8 @@ TEST_CASE("an approved write runs and commits; the history keeps a digest, never
   CHECK(shown->at("sql").as_string() == "INSERT INTO people VALUES (9,'zed','row-secret-zed')");
   CHECK(shown->at("session").as_string() == "mcp-test-1");
   REQUIRE(b.svc->approvals().decide(id, true).ok());
-  auto r = f.get();
-  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  auto obj = object_of(f.get());
+  auto* r = &obj;
   CHECK(r->at("readOnly").as_bool() == false);
   CHECK(r->at("approval").as_string() == id);
   CHECK(b.count() == 6);

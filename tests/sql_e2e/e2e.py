@@ -79,6 +79,22 @@ def every_tool(m, db):
         col = r["columns"][1]
         check(col["name"] == "name" and "dataType" in col and "nullable" in col and "elapsedMs" in r,
               f"{d}: columns carry types and nullability: {r['columns']}")
+    if d == "sqlite":
+        # The classifier and the read-only handle agree on PRAGMA (docs/sql-adapters.md).
+        c = sqlite3.connect(db.file)
+        mode = c.execute("PRAGMA journal_mode").fetchone()[0]
+        c.close()
+        for sql, want in (("PRAGMA journal_mode", mode), ("PRAGMA integrity_check", "ok"),
+                          ("PRAGMA quick_check", "ok"), ("PRAGMA foreign_key_check", None)):
+            err, text, r = m.call("executeSql", {"connection": f"{d}_ro", "sql": sql})
+            check(not err and (want is None or r["rows"] == [[want]]), f"sqlite: {sql} runs read-only: {text[:200]}")
+        for sql in ("PRAGMA journal_mode = WAL", "PRAGMA user_version = 3", "PRAGMA wal_checkpoint"):
+            err, text, _ = m.call("executeSql", {"connection": f"{d}_ro", "sql": sql})
+            check(err, f"sqlite: {sql} is refused on a read-only connection: {text[:200]}")
+        c = sqlite3.connect(db.file)
+        check(c.execute("PRAGMA journal_mode").fetchone()[0] == mode and c.execute("PRAGMA user_version").fetchone()[0] == 0,
+              "sqlite: the refused pragmas changed nothing")
+        c.close()
     err, text, _ = m.call("executeSql", {"connection": f"{d}_ro", "sql": "SELECT no_such_column FROM people"})
     check(err, f"{d}: a failing statement is an error")
     err, text, r = m.call("getLatestSqlExecutionError", {"connection": f"{d}_ro"})

@@ -32,15 +32,15 @@ TEST_CASE("execute returns columns with types and nullability, and exact JSON va
       REQUIRE(out.columns[1].nullable.has_value());
       REQUIRE(out.columns[6].nullable.has_value());
     }
-    REQUIRE(out.rows.size() == 3);
-    auto row0 = out.rows[0].as_array();
+    REQUIRE(parsed_rows(out).size() == 3);
+    auto row0 = parsed_rows(out)[0].as_array();
     CHECK(row0[0] == json::value(1));
     CHECK(row0[1] == json::value("apple"));
     CHECK(row0[3] == json::value("9007199254740993"));  // beyond 2^53: a string, exactly
     CHECK(row0[4] == json::value(0.5));
     CHECK(json::serialize(row0[5]) == R"({"$binary":{"base64":"AP8Q","subType":"00"}})");
     CHECK(row0[6].is_null());
-    CHECK(out.rows[1].as_array()[3] == json::value(42));
+    CHECK(parsed_rows(out)[1].as_array()[3] == json::value(42));
     if (d != sql_dialect::sqlite) CHECK(row0[2] == json::value("1.50"));  // decimals as strings
     CHECK(!out.rows_more_available);
     CHECK(!out.truncated);
@@ -57,12 +57,12 @@ TEST_CASE("max_rows stops at a row count and says more rows are available") {
     auto o = ro();
     o.max_rows = 10;
     auto out = run(*a, "SELECT id, note FROM items ORDER BY id", o);
-    CHECK(out.rows.size() == 10);
+    CHECK(parsed_rows(out).size() == 10);
     CHECK(out.rows_more_available);
     CHECK(!out.truncated);
     o.max_rows = 3;
     out = run(*a, "SELECT id FROM items WHERE id <= 3", o);
-    CHECK(out.rows.size() == 3);
+    CHECK(parsed_rows(out).size() == 3);
     CHECK(!out.rows_more_available);
   }
 }
@@ -77,8 +77,8 @@ TEST_CASE("max_bytes cuts the rows at a row boundary and says so") {
     auto out = run(*a, "SELECT id, note FROM items WHERE id >= 100 ORDER BY id", o);
     CHECK(out.truncated);
     CHECK(out.rows_more_available);
-    CHECK(out.rows.size() > 5);
-    CHECK(json::serialize(out.rows).size() <= 2000);
+    CHECK(parsed_rows(out).size() > 5);
+    CHECK(out.rows_json().size() <= 2000);
   }
 }
 
@@ -202,7 +202,7 @@ TEST_CASE("more than one statement is refused at the protocol level, read-only o
     }
     CHECK(fingerprint(*a) == before);
     // A trailing semicolon and comment are one statement.
-    CHECK(run(*a, "SELECT 1; -- done", ro()).rows.size() == 1);
+    CHECK(parsed_rows(run(*a, "SELECT 1; -- done", ro())).size() == 1);
   }
 }
 
@@ -385,7 +385,7 @@ TEST_CASE("a value longer than the byte budget ends the result as truncated") {
                                 "SELECT 1, 'small' UNION ALL SELECT 2, repeat('x', 5000)",
                                 "SELECT 1, 'small' UNION ALL SELECT 2, REPEAT('x', 5000)");
     auto out = run(*a, sql, o);
-    CHECK(out.rows.size() == 1);
+    CHECK(parsed_rows(out).size() == 1);
     CHECK(out.truncated);
     CHECK(out.rows_more_available);
   }

@@ -102,7 +102,7 @@ std::unique_ptr<sql::adapter> corpus_adapter(sql_dialect d) {
 
 std::string rows_of(sql::adapter& a, std::string_view sql) {
   auto r = a.execute(sql, ro());
-  return r.ok() ? json::serialize(r->rows) : "error: " + r.error().message;
+  return r.ok() ? r->rows_json() : "error: " + r.error().message;
 }
 
 // Data and schema of the corpus fixture, plus what a bypass could leave behind on the server.
@@ -146,7 +146,7 @@ bool lockable(sql_dialect d) {
   if (!r.ok()) return false;
   if (d == sql_dialect::mysql) {
     auto free = other->execute("SELECT IS_FREE_LOCK('x')", ro());
-    return free.ok() && json::serialize(free->rows) == "[[1]]";
+    return free.ok() && free->rows_json() == "[[1]]";
   }
   return true;
 }

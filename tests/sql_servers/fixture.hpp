@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 #include <boost/json/serialize.hpp>
 
+#include "common/json.hpp"
 #include "sql/adapter.hpp"
 
 namespace omgdb::test {
@@ -77,6 +78,15 @@ inline sql::exec_options rw(std::chrono::milliseconds timeout = std::chrono::mil
   return o;
 }
 
+// The rows an execution wrote as text, parsed (strictly: the text must be valid JSON).
+inline json::array parsed_rows(const sql::exec_outcome& out) {
+  auto v = omgdb::json::parse_strict(out.rows_json());
+  REQUIRE_MESSAGE(v.ok(), "rows are not valid JSON: ", out.rows_json());
+  REQUIRE(v->is_array());
+  CHECK(v->as_array().size() == out.row_count);
+  return v->as_array();
+}
+
 // Runs and requires success.
 inline sql::exec_outcome run(sql::adapter& a, std::string_view sql, const sql::exec_options& o) {
   auto r = a.execute(sql, o);
@@ -90,7 +100,7 @@ inline std::string refuse(sql::adapter& a, std::string_view sql, const sql::exec
   auto r = a.execute(sql, o);
   INFO("sql: ", sql);
   if (r.ok()) {
-    FAIL_CHECK("expected an error, got rows ", json::serialize(r->rows), " committed=", r->committed);
+    FAIL_CHECK("expected an error, got rows ", r->rows_json(), " committed=", r->committed);
     return "";
   }
   return r.error().message;
@@ -98,8 +108,9 @@ inline std::string refuse(sql::adapter& a, std::string_view sql, const sql::exec
 
 inline std::string scalar(sql::adapter& a, std::string_view sql) {
   auto out = run(a, sql, ro());
-  REQUIRE(out.rows.size() == 1);
-  return json::serialize(out.rows[0].as_array().at(0));
+  auto rows = parsed_rows(out);
+  REQUIRE(rows.size() == 1);
+  return json::serialize(rows[0].as_array().at(0));
 }
 
 // Everything a bypass could change: the schema of every relation, the items and scratch

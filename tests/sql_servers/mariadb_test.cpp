@@ -54,7 +54,7 @@ TEST_CASE("mariadb: the statement timeout stops SLEEP, even when the statement l
     CHECK(took < std::chrono::seconds(4));
     // An interrupted SLEEP() may return 1 instead of failing; either way it stopped early.
     if (!r.ok()) CHECK_MESSAGE(contains(r.error().message, "statement timeout of 500 ms"), r.error().message);
-    else CHECK(json::serialize(r->rows) == "[[1]]");
+    else CHECK(r->rows_json() == "[[1]]");
   }
   auto start = std::chrono::steady_clock::now();
   std::string msg = refuse(*a,
@@ -107,7 +107,7 @@ TEST_CASE("mariadb: a SET by one use does not leak into the next (COM_RESET_CONN
 TEST_CASE("mariadb: values keep their types; SHOW and DESCRIBE read") {
   auto a = my();
   auto out = run(*a, "SELECT CAST(18446744073709551615 AS UNSIGNED), 1.25, 'a\\'b', DATE '2026-11-30', 0.5e0, NULL", ro());
-  auto row = out.rows[0].as_array();
+  auto row = parsed_rows(out)[0].as_array();
   CHECK(row[0] == json::value("18446744073709551615"));
   CHECK(row[1] == json::value("1.25"));
   CHECK(row[2] == json::value("a'b"));
@@ -115,10 +115,10 @@ TEST_CASE("mariadb: values keep their types; SHOW and DESCRIBE read") {
   CHECK(row[4] == json::value(0.5));
   CHECK(row[5].is_null());
   CHECK(out.columns[0].type == "bigint unsigned");
-  CHECK(run(*a, "SHOW TABLES", ro()).rows.size() == 3);
-  CHECK(run(*a, "DESCRIBE items", ro()).rows.size() == 8);
-  CHECK(run(*a, "SHOW CREATE TABLE items", ro()).rows.size() == 1);
-  CHECK(run(*a, "VALUES (1), (2)", ro()).rows.size() == 2);
+  CHECK(parsed_rows(run(*a, "SHOW TABLES", ro())).size() == 3);
+  CHECK(parsed_rows(run(*a, "DESCRIBE items", ro())).size() == 8);
+  CHECK(parsed_rows(run(*a, "SHOW CREATE TABLE items", ro())).size() == 1);
+  CHECK(parsed_rows(run(*a, "VALUES (1), (2)", ro())).size() == 2);
 }
 
 TEST_CASE("mariadb: a failed login names no password") {

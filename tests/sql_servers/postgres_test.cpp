@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "sql/exec_support.hpp"
 #include "tests/sql_servers/fixture.hpp"
 
 namespace omgdb::test {
@@ -122,7 +123,7 @@ TEST_CASE("postgres: a SET by one use does not leak into the next (DISCARD ALL)"
 TEST_CASE("postgres: values keep their types; strings with escaped quotes are read") {
   auto a = pg();
   auto out = run(*a, "SELECT true, 'NaN'::float8, 12345678901234::int8, 1.5::numeric, E'a\\'b', '{\"k\":1}'::jsonb", ro());
-  auto row = out.rows[0].as_array();
+  auto row = parsed_rows(out)[0].as_array();
   CHECK(row[0] == json::value(true));
   CHECK(row[1] == json::value("NaN"));
   CHECK(row[2] == json::value(12345678901234));
@@ -130,8 +131,8 @@ TEST_CASE("postgres: values keep their types; strings with escaped quotes are re
   CHECK(row[4] == json::value("a'b"));
   CHECK(out.columns[0].type == "bool");
   CHECK(out.columns[5].type == "jsonb");
-  CHECK(run(*a, "TABLE scratch", ro()).rows.empty());
-  CHECK(run(*a, "VALUES (1), (2)", ro()).rows.size() == 2);
+  CHECK(parsed_rows(run(*a, "TABLE scratch", ro())).empty());
+  CHECK(parsed_rows(run(*a, "VALUES (1), (2)", ro())).size() == 2);
 }
 
 TEST_CASE("postgres: a failed login names no password") {
@@ -143,6 +144,39 @@ TEST_CASE("postgres: a failed login names no password") {
   REQUIRE(!r.ok());
   CHECK(!contains(r.error().message, "wrong-secret-4711"));
   CHECK(contains(r.error().message, "password authentication failed"));
+}
+
+}  // namespace omgdb::test
+
+namespace omgdb::test {
+
+// The adapter copies PostgreSQL's float text when it is already what the full conversion
+// (parse, then print the shortest exact form) would print; checked here against the server's
+// own text of the same values, converted the full way.
+TEST_CASE("postgres: float8 and float4 values come out exactly as the full conversion of their text") {
+  auto a = pg();
+  for (std::string_view efd : {"1", "3", "0", "-5"}) {
+    CAPTURE(efd);
+    std::string sql =
+        "SELECT x, x::text, x::float4, x::float4::text FROM (SELECT (random() - 0.5) * 10 ^ (g % 40 - 20) AS x "
+        "FROM generate_series(1, 800) g UNION ALL VALUES (0.1::float8), (1), (-0.5), (1e15), (1e-5), (123.25), "
+        "('NaN'), ('Infinity'), (0.30000000000000004)) v WHERE set_config('extra_float_digits', '" +
+        std::string(efd) + "', true) IS NOT NULL";
+    auto o = ro();
+    o.max_rows = 1000;
+    auto out = run(*a, sql, o);
+    auto rows = parsed_rows(out);
+    REQUIRE(rows.size() == 809);
+    for (const auto& r : rows) {
+      const auto& row = r.as_array();
+      for (int k : {0, 2}) {
+        std::string text(row[static_cast<std::size_t>(k + 1)].as_string());
+        CAPTURE(text);
+        REQUIRE(omgdb::json::serialize(row[static_cast<std::size_t>(k)]) ==
+                omgdb::json::serialize(sql::detail::double_from_text(text)));
+      }
+    }
+  }
 }
 
 }  // namespace omgdb::test
