@@ -1,5 +1,6 @@
 #include "transports/http_connection.hpp"
 
+#include <array>
 #include <chrono>
 #include <exception>
 
@@ -26,6 +27,8 @@ using tls_stream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+// How long a POST waits for its answer before the connection is watched for a hang-up.
+constexpr auto hangup_grace = std::chrono::milliseconds(20);
 }
 
 // What the listener may do to any live connection, plain or TLS.
@@ -33,6 +36,7 @@ struct connection {
   virtual ~connection() = default;
   virtual beast::tcp_stream& lowest() = 0;
   bool idle = true;  // waiting for the next request head
+  std::string head;  // the head of the last plain 200 reply, reused (ok_reply_head)
 };
 
 void server_context::close_idle_connections() {
@@ -97,6 +101,16 @@ bool duplicated_security_header(const parser_type& parser) {
 template <class C>
 asio::awaitable<bool> write_reply(C& c, const server_context& ctx, http_reply r, unsigned version,
                                   bool keep_alive) {
+  bool keep = keep_alive && !r.close && !ctx.stopping;
+  if (ok_reply_head(c.head, r, version, keep)) {
+    // Every tools/call answer takes this path: one gathered write of a reused head buffer
+    // and the body, the same bytes Beast would write.
+    std::array<asio::const_buffer, 2> pieces{asio::buffer(c.head), asio::buffer(r.body)};
+    c.lowest().expires_after(ctx.options.write_timeout);
+    auto [ec, n] = co_await asio::async_write(c.stream, pieces, nothrow);
+    if (c.head.capacity() > 4096) c.head = std::string();
+    co_return !ec && keep;
+  }
   bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
   res.set(bhttp::field::server, "omgdb");
   for (auto& [name, value] : r.headers) res.set(name, value);
@@ -140,14 +154,25 @@ template <class C>
 asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigned version,
                                  bool keep_alive) {
   auto o = ex.out;
-  watch_for_hangup(c.shared_from_this(), o);
+  // The hang-up watch costs an epoll registration, not worth it for a call that answers at
+  // once: streams are watched from the start, a POST awaiting its answer after a short grace.
+  bool watching = false;
+  bool grace_over = false;
+  auto watch = [&] {
+    if (watching) return;
+    watching = true;
+    watch_for_hangup(c.shared_from_this(), o);
+  };
   struct unwatch {
     C& c;
+    const bool& watching;
     ~unwatch() {
+      if (!watching) return;
       boost::system::error_code ignored;
       c.lowest().socket().cancel(ignored);
     }
-  } unwatch_on_exit{c};
+  } unwatch_on_exit{c, watching};
+  if (o->mode == outlet::kind::sse) watch();
   asio::steady_timer timer(c.lowest().get_executor());
   o->wake = [&timer] { timer.cancel(); };
   struct unhook {  // the outlet may outlive this frame (it stays in the session's log path)
@@ -216,10 +241,13 @@ asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigne
       }
       break;
     }
-    timer.expires_after(started ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+    if (started || grace_over) watch();
+    timer.expires_after(started    ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       ctx.options.sse_keepalive)
-                                : std::chrono::steady_clock::duration(std::chrono::hours(24)));
+                        : watching ? std::chrono::steady_clock::duration(std::chrono::hours(24))
+                                   : std::chrono::steady_clock::duration(hangup_grace));
     auto [ec] = co_await timer.async_wait(nothrow);
+    if (!ec && !watching) grace_over = true;
     if (!ec && started && !co_await write_piece(c, ctx, chunked, std::string(sse_keepalive_comment))) {
       dropped = true;
     }
@@ -241,7 +269,10 @@ asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, co
     ex.reply = ctx.sessions.handle_delete(view);
   }
   add_cors(ex.reply, view);
-  log::debug(view.method + " " + std::string(path_of(view.target)) + (ex.out ? " -> stream" : " -> " + std::to_string(ex.reply.status)));
+  if (log::enabled(log::level::debug)) {
+    log::debug(view.method + " " + std::string(path_of(view.target)) +
+               (ex.out ? " -> stream" : " -> " + std::to_string(ex.reply.status)));
+  }
   if (!ex.out) co_return co_await write_reply(c, ctx, std::move(ex.reply), version, view.keep_alive);
   co_return co_await stream_out(c, ctx, std::move(ex), version, view.keep_alive);
 }
@@ -264,6 +295,7 @@ template <class C>
 asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr<C> c) {
   const http_options& opt = ctx->options;
   beast::flat_buffer buffer;
+  credential_memo memo;  // the bearer token last accepted on this connection
   bool first = true;
   while (!ctx->stopping) {
     parser_type parser;
@@ -293,11 +325,13 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
       early = json_error(400, -32000, "Bad Request: a security header is repeated");
       early->close = true;
     } else {
-      early = screen(view, ctx->gate);
-      if (!early) note_credential(view, ctx->gate);
+      early = screen(view, ctx->gate, &memo);
+      if (!early) note_credential(view, ctx->gate, &memo);
     }
     if (early) {
-      log::debug(view.method + " " + std::string(path_of(view.target)) + " -> " + std::to_string(early->status));
+      if (log::enabled(log::level::debug)) {
+        log::debug(view.method + " " + std::string(path_of(view.target)) + " -> " + std::to_string(early->status));
+      }
       if (!co_await write_reply(*c, *ctx, std::move(*early), version, view.keep_alive)) break;
       continue;
     }
