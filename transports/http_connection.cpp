@@ -66,29 +66,37 @@ struct stream_connection : connection, std::enable_shared_from_this<stream_conne
 
 using parser_type = bhttp::request_parser<bhttp::string_body>;
 
-request_view view_of(const parser_type& parser) {
+// Fills `v` from the parsed head. `v` is the connection's, reused from request to request:
+// assigning into its strings reuses their storage, so a steady stream of requests copies its
+// headers without allocating.
+void fill_view(const parser_type& parser, request_view& v) {
   const auto& req = parser.get();
-  request_view v;
-  v.method = std::string(req.method_string());
-  v.target = std::string(req.target());
-  auto get = [&](std::string_view name) -> std::optional<std::string> {
+  v.method.assign(req.method_string());
+  v.target.assign(req.target());
+  auto get = [&](std::string_view name, std::optional<std::string>& out) {
     auto it = req.find(name);
-    if (it == req.end()) return std::nullopt;
-    return std::string(it->value());
+    if (it == req.end()) {
+      out.reset();
+      return;
+    }
+    if (!out) out.emplace();
+    out->assign(it->value());
   };
-  v.host = get("Host");
-  v.origin = get("Origin");
-  v.authorization = get("Authorization");
-  v.content_type = get("Content-Type");
-  v.accept = get("Accept");
-  v.session_id = get("Mcp-Session-Id");
-  v.protocol_version = get("MCP-Protocol-Version");
-  v.last_event_id = get("Last-Event-ID");
-  v.cors_request_method = get("Access-Control-Request-Method");
+  get("Host", v.host);
+  get("Origin", v.origin);
+  get("Authorization", v.authorization);
+  get("Content-Type", v.content_type);
+  get("Accept", v.accept);
+  get("Mcp-Session-Id", v.session_id);
+  get("MCP-Protocol-Version", v.protocol_version);
+  get("Last-Event-ID", v.last_event_id);
+  get("Access-Control-Request-Method", v.cors_request_method);
+  v.content_length.reset();
   if (auto n = parser.content_length()) v.content_length = *n;
   v.chunked = parser.chunked();
   v.keep_alive = req.keep_alive();
-  return v;
+  v.token_name.clear();
+  v.granted = auth::scope::dangerous;
 }
 
 // Repeated security headers are refused outright rather than guessed at.
@@ -296,6 +304,7 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
   const http_options& opt = ctx->options;
   beast::flat_buffer buffer;
   credential_memo memo;  // the bearer token last accepted on this connection
+  request_view view;     // refilled for every request (fill_view)
   bool first = true;
   while (!ctx->stopping) {
     parser_type parser;
@@ -314,7 +323,7 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
       break;
     }
     first = false;
-    request_view view = view_of(parser);
+    fill_view(parser, view);
     unsigned version = parser.get().version();
     std::optional<http_reply> early;
     if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !duplicated_security_header(parser)) {
@@ -337,8 +346,21 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
     }
     if (!parser.is_done()) {
       parser.body_limit(opt.max_body_bytes);
-      c->lowest().expires_after(opt.header_timeout);
-      auto [ec2, n2] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
+      parser.eager(true);
+      // The body usually arrives with the head: parse what is buffered here rather than
+      // through an asynchronous read that would complete by a trip through the event loop.
+      beast::error_code ec2;
+      while (!parser.is_done() && buffer.size() > 0) {
+        std::size_t used = parser.put(buffer.data(), ec2);
+        buffer.consume(used);
+        if (ec2 == bhttp::error::need_more) ec2 = {};
+        if (ec2 || used == 0) break;
+      }
+      if (!ec2 && !parser.is_done()) {
+        c->lowest().expires_after(opt.header_timeout);
+        auto [ec3, n3] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
+        ec2 = ec3;
+      }
       if (ec2 == bhttp::error::body_limit) {
         http_reply r = json_error(413, -32000, "Payload Too Large: the body exceeds " +
                                                    std::to_string(opt.max_body_bytes) + " bytes");
