@@ -66,44 +66,54 @@ struct stream_connection : connection, std::enable_shared_from_this<stream_conne
 
 using parser_type = bhttp::request_parser<bhttp::string_body>;
 
-// Fills `v` from the parsed head. `v` is the connection's, reused from request to request:
+bool same_name(std::string_view a, std::string_view b) noexcept { return beast::iequals(a, b); }
+
+// Fills `v` from the parsed head in one pass over its fields (the first of a repeated header
+// counts, as with a lookup) and says whether a security header (Host, Origin, Authorization,
+// Mcp-Session-Id) is repeated. `v` is the connection's, reused from request to request:
 // assigning into its strings reuses their storage, so a steady stream of requests copies its
 // headers without allocating.
-void fill_view(const parser_type& parser, request_view& v) {
+bool fill_view(const parser_type& parser, request_view& v) {
   const auto& req = parser.get();
   v.method.assign(req.method_string());
   v.target.assign(req.target());
-  auto get = [&](std::string_view name, std::optional<std::string>& out) {
-    auto it = req.find(name);
-    if (it == req.end()) {
-      out.reset();
-      return;
+  std::optional<std::string>* slots[] = {&v.host, &v.origin, &v.authorization, &v.content_type, &v.accept,
+                                         &v.session_id, &v.protocol_version, &v.last_event_id,
+                                         &v.cors_request_method};
+  constexpr std::size_t slot_count = sizeof slots / sizeof slots[0];
+  unsigned seen[slot_count] = {};
+  for (const auto& f : req) {
+    std::size_t i = slot_count;
+    switch (f.name()) {
+      case bhttp::field::host: i = 0; break;
+      case bhttp::field::origin: i = 1; break;
+      case bhttp::field::authorization: i = 2; break;
+      case bhttp::field::content_type: i = 3; break;
+      case bhttp::field::accept: i = 4; break;
+      case bhttp::field::access_control_request_method: i = 8; break;
+      default: {
+        std::string_view name = f.name_string();
+        if (same_name(name, "Mcp-Session-Id")) i = 5;
+        else if (same_name(name, "MCP-Protocol-Version")) i = 6;
+        else if (same_name(name, "Last-Event-ID")) i = 7;
+      }
     }
+    if (i == slot_count || seen[i]++) continue;
+    auto& out = *slots[i];
     if (!out) out.emplace();
-    out->assign(it->value());
-  };
-  get("Host", v.host);
-  get("Origin", v.origin);
-  get("Authorization", v.authorization);
-  get("Content-Type", v.content_type);
-  get("Accept", v.accept);
-  get("Mcp-Session-Id", v.session_id);
-  get("MCP-Protocol-Version", v.protocol_version);
-  get("Last-Event-ID", v.last_event_id);
-  get("Access-Control-Request-Method", v.cors_request_method);
+    out->assign(f.value());
+  }
+  for (std::size_t i = 0; i < slot_count; ++i) {
+    if (!seen[i]) slots[i]->reset();
+  }
   v.content_length.reset();
   if (auto n = parser.content_length()) v.content_length = *n;
   v.chunked = parser.chunked();
   v.keep_alive = req.keep_alive();
   v.token_name.clear();
   v.granted = auth::scope::dangerous;
-}
-
-// Repeated security headers are refused outright rather than guessed at.
-bool duplicated_security_header(const parser_type& parser) {
-  const auto& req = parser.get();
-  return req.count(bhttp::field::host) > 1 || req.count(bhttp::field::origin) > 1 ||
-         req.count(bhttp::field::authorization) > 1 || req.count("Mcp-Session-Id") > 1;
+  // Repeated security headers are refused outright rather than guessed at.
+  return seen[0] > 1 || seen[1] > 1 || seen[2] > 1 || seen[5] > 1;
 }
 
 template <class C>
@@ -323,14 +333,14 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
       break;
     }
     first = false;
-    fill_view(parser, view);
+    bool repeated = fill_view(parser, view);
     unsigned version = parser.get().version();
     std::optional<http_reply> early;
-    if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !duplicated_security_header(parser)) {
+    if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !repeated) {
       early = screen_ops(view, ctx->gate, which);
       if (!early) early = ops_reply(*ctx, which, view.method == "HEAD");
       if (view.has_body()) early->close = true;
-    } else if (duplicated_security_header(parser)) {
+    } else if (repeated) {
       early = json_error(400, -32000, "Bad Request: a security header is repeated");
       early->close = true;
     } else {
