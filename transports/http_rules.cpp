@@ -207,6 +207,8 @@ std::optional<http_reply> screen_ops(const request_view& req, const gate_policy&
   return std::nullopt;
 }
 
+credential_memo::~credential_memo() { OPENSSL_cleanse(authorization.data(), authorization.size()); }
+
 auth::token_verdict judge_credential(const request_view& req, const gate_policy& policy,
                                      credential_memo* memo) noexcept {
   if (!req.authorization) return policy.tokens.judge(std::nullopt);

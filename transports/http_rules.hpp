@@ -100,12 +100,18 @@ struct gate_policy {
 // so that the next request carrying the same value skips the SHA-256 of the token. The
 // presented value is compared with the remembered one in constant time (CRYPTO_memcmp over
 // equal lengths); anything else (another value, another length, a reload since) takes the
-// full path. Only accepted values are remembered; the memo never leaves its connection.
+// full path. Only accepted values are remembered; the memo never leaves its connection (no
+// log, no session record) and its copy of the value is wiped when the connection ends.
 struct credential_memo {
   std::uint64_t generation = 0;  // gate_policy::tokens_generation when accepted; 0: empty
   std::string authorization;
   std::string name;
   auth::scope ceiling = auth::scope::read;
+
+  credential_memo() = default;
+  credential_memo(const credential_memo&) = delete;
+  credential_memo& operator=(const credential_memo&) = delete;
+  ~credential_memo();
 };
 
 // The verdict on a request's `Authorization` header: from `memo` when it holds this very
