@@ -3,6 +3,7 @@
 #include <array>
 #include <chrono>
 #include <exception>
+#include <type_traits>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -124,10 +125,29 @@ asio::awaitable<bool> write_reply(C& c, const server_context& ctx, http_reply r,
     // Every tools/call answer takes this path: one gathered write of a reused head buffer
     // and the body, the same bytes Beast would write.
     std::array<asio::const_buffer, 2> pieces{asio::buffer(c.head), asio::buffer(r.body)};
-    c.lowest().expires_after(ctx.options.write_timeout);
-    auto [ec, n] = co_await asio::async_write(c.stream, pieces, nothrow);
+    if constexpr (std::is_same_v<decltype(c.stream), beast::tcp_stream>) {
+      // Plain TCP: try a non-blocking send first. A reply almost always fits the socket's
+      // buffer, and then no asynchronous operation (nor its timeout timer, nor a trip
+      // through the event loop) is needed; whatever does not fit is written as before.
+      auto& socket = c.lowest().socket();
+      boost::system::error_code ec;
+      if (!socket.non_blocking()) socket.non_blocking(true, ec);
+      std::size_t sent = ec ? 0 : socket.send(pieces, 0, ec);
+      if (ec && ec != asio::error::would_block && ec != asio::error::try_again) co_return false;
+      if (sent < c.head.size()) {
+        pieces[0] = asio::buffer(c.head) + sent;
+      } else {
+        pieces[0] = asio::const_buffer();
+        pieces[1] = asio::buffer(r.body) + (sent - c.head.size());
+      }
+    }
+    if (asio::buffer_size(pieces) > 0) {
+      c.lowest().expires_after(ctx.options.write_timeout);
+      auto [ec, n] = co_await asio::async_write(c.stream, pieces, nothrow);
+      if (ec) co_return false;
+    }
     if (c.head.capacity() > 4096) c.head = std::string();
-    co_return !ec && keep;
+    co_return keep;
   }
   bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
   res.set(bhttp::field::server, "omgdb");
