@@ -23,7 +23,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,15 +45,24 @@ def rss_mib(pid):
 RUNNING = []
 
 
-def start(cmd, env=None, cwd=None):
-    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def start(cmd, env=None, cwd=None, log_dir=None):
+    """Starts a server whose stderr goes to a file (as a daemon's log would: a journal or a
+    file, not a pipe that this process must drain — reading ~40,000 log lines a second in
+    Python would take CPU from the two servers under test); returns it and its port."""
+    log = tempfile.NamedTemporaryFile(mode='w+', prefix='server-', suffix='.log', dir=log_dir, delete=False)
+    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=log, text=True)
     RUNNING.append(p)
-    for line in p.stderr:
-        m = re.search(r'listening on (?:http://127\.0\.0\.1:)?(\d+)', line)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with open(log.name) as f:
+            m = re.search(r'listening on (?:http://127\.0\.0\.1:)?(\d+)', f.read())
         if m:
-            threading.Thread(target=lambda: [None for _ in p.stderr], daemon=True).start()
             return p, int(m.group(1))
-    raise RuntimeError(f'{cmd[0]} did not start')
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    with open(log.name) as f:
+        raise RuntimeError(f'{cmd[0]} did not start: {f.read()[-2000:]}')
 
 
 def stop(p):
@@ -185,7 +193,7 @@ def main():
 
         print('(f) tools/call get over HTTP, 64 in flight', file=sys.stderr)
         omgdb, port = start([args.omgdb, 'serve', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
-                             '--max-in-flight', '256', '--max-sessions', '128'], env=env)
+                             '--max-in-flight', '256', '--max-sessions', '128'], env=env, log_dir=tmp)
         auth = {'Authorization': f'Bearer {TOKEN}'}
         sid = open_session(port, auth)
         s, status, _, body = http_post(port, {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call', 'params': {
@@ -216,12 +224,12 @@ def main():
             s.close()
         stop(omgdb)
 
-        sdk, port = start(['node', 'sdk_server.mjs', 'http', '0', docs_file], cwd=os.path.join(HERE, 'http'))
+        sdk, port = start(['node', 'sdk_server.mjs', 'http', '0', docs_file], cwd=os.path.join(HERE, 'http'), log_dir=tmp)
         sid = open_session(port, {})
         results['sdk_http'] = measure_http('ts-sdk', sdk, port, args.seconds, dict(common, BENCH_SESSION=sid))
         stop(sdk)
 
-        echo, port = start([args.beast_echo, '0'])
+        echo, port = start([args.beast_echo, '0'], log_dir=tmp)
         results['beast_echo'] = measure_http('beast-echo', echo, port, args.seconds, common)
         stop(echo)
 

@@ -1,7 +1,10 @@
 #include "common/json.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <vector>
 
 #include <boost/json/basic_parser_impl.hpp>
@@ -128,13 +131,36 @@ class handler {
   bool on_comment(bj::string_view, bj::error_code&) { return true; }
 };
 
+using parser_type = bj::basic_parser<handler>;
+
+bj::parse_options options_for(const parse_limits& limits) {
+  bj::parse_options opts;
+  opts.max_depth = limits.max_depth;
+  return opts;
+}
+
 }  // namespace
 
 result<parsed> parse(std::string_view text, const parse_limits& limits) {
-  bj::parse_options opts;
-  opts.max_depth = limits.max_depth;
-  bj::basic_parser<handler> p(opts);
-  p.handler().st.reset();
+  // One parser per thread for small texts and the usual limits, reused: its key lists and
+  // scratch strings keep their storage from one message to the next instead of allocating
+  // it every time. Large texts get a parser of their own, so no thread keeps what a 4 MiB
+  // document needed.
+  static const parse_limits usual;
+  constexpr std::size_t small_text = 64 * 1024;
+  thread_local parser_type reused(options_for(usual));
+  std::optional<parser_type> own;
+  bool reuse = limits.max_depth == usual.max_depth && text.size() <= small_text;
+  parser_type& p = reuse ? reused : own.emplace(options_for(limits));
+  p.reset();
+  handler& h = p.handler();
+  h.st.reset();
+  h.violation.clear();
+  h.number_text.clear();
+  h.key_buf.clear();
+  h.key_starts.clear();
+  if (h.keys.capacity() > 256) h.keys = std::vector<std::string>();  // after an unusually wide object
+  h.keys.clear();
   bj::error_code ec;
   std::size_t n = p.write_some(false, text.data(), text.size(), ec);
   if (!ec && n < text.size()) ec = bj::error::extra_data;
@@ -155,31 +181,56 @@ result<bj::value> parse_strict(std::string_view text, const parse_limits& limits
   return std::move(r->value);
 }
 
+namespace {
+
+// How many bytes beyond itself each byte needs inside a JSON string: 1 for the two-character
+// escapes, 5 for \u00XX, 0 for everything else (UTF-8 passes through as is).
+constexpr std::array<unsigned char, 256> escape_extra = [] {
+  std::array<unsigned char, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = 5;
+  for (unsigned char c : {'"', '\\', '\n', '\r', '\t', '\b', '\f'}) t[c] = 1;
+  return t;
+}();
+
+}  // namespace
+
 void append_quoted(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
-  out.push_back('"');
-  std::size_t run = 0;  // start of the pending run of characters that need no escape
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default: {
-        const char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-        out.append(u, 6);
+  // Two passes: count what the escapes add, then write into storage sized exactly once.
+  std::size_t extra = 0;
+  for (unsigned char c : s) extra += escape_extra[c];
+  std::size_t at = out.size();
+  out.resize(at + s.size() + extra + 2);
+  char* p = out.data() + at;
+  *p++ = '"';
+  if (extra == 0) {
+    std::memcpy(p, s.data(), s.size());
+    p += s.size();
+  } else {
+    for (unsigned char c : s) {
+      if (!escape_extra[c]) {
+        *p++ = static_cast<char>(c);
+        continue;
+      }
+      *p++ = '\\';
+      switch (c) {
+        case '"': *p++ = '"'; break;
+        case '\\': *p++ = '\\'; break;
+        case '\n': *p++ = 'n'; break;
+        case '\r': *p++ = 'r'; break;
+        case '\t': *p++ = 't'; break;
+        case '\b': *p++ = 'b'; break;
+        case '\f': *p++ = 'f'; break;
+        default:
+          *p++ = 'u';
+          *p++ = '0';
+          *p++ = '0';
+          *p++ = hex[c >> 4];
+          *p++ = hex[c & 15];
       }
     }
   }
-  out.append(s.data() + run, s.size() - run);
-  out.push_back('"');
+  *p = '"';
 }
 
 void append_double(std::string& out, double d) {

@@ -2,6 +2,7 @@
 #include "daemon/observe.hpp"
 
 #include <array>
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -77,9 +78,9 @@ void install_observer(mcp::server_options& opts) {
     record_call(e);
     if (!log::enabled(log::level::info)) return;
     std::string_view outcome = e.cancelled ? "cancelled" : e.is_error ? "error" : "ok";
-    char ms[32];
-    int n = std::snprintf(ms, sizeof ms, "%.3f", e.milliseconds);
-    std::string_view ms_text(ms, n > 0 ? static_cast<std::size_t>(n) : 0);
+    char ms[64];  // as printf's "%.3f" writes it
+    auto [end, ec] = std::to_chars(ms, ms + sizeof ms, e.milliseconds, std::chars_format::fixed, 3);
+    std::string_view ms_text(ms, ec == std::errc() ? static_cast<std::size_t>(end - ms) : 0);
     try {
       if (current_log_output() == log_output::text) return text_line(e, outcome, ms_text);
       log_event(log::level::info, "tool call " + std::string(e.tool) + " " + std::string(outcome),

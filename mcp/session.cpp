@@ -107,6 +107,10 @@ void session::handle_message(const bj::value& msg, const std::string& violation)
   dispatch(msg, violation, false);
 }
 
+void session::handle_message(bj::value&& msg, const std::string& violation) {
+  dispatch(msg, violation, true);  // the caller gave it up: tools/call may move its arguments
+}
+
 void session::dispatch(const bj::value& msg, const std::string& violation, bool owned) {
   if (!msg.is_object()) return;
   const bj::object& obj = msg.get_object();

@@ -52,6 +52,9 @@ class session : public std::enable_shared_from_this<session> {
   // One incoming message its transport has already parsed with json::parse; `violation` is
   // that parse's strictness violation ("" when clean). Non-objects are ignored.
   void handle_message(const boost::json::value& msg, const std::string& violation);
+  // The same for a parsed message the transport hands over: tools/call takes its arguments
+  // out of it instead of copying them (`msg` is left valid but unspecified).
+  void handle_message(boost::json::value&& msg, const std::string& violation);
 
   // Cancels every call still queued or running; their replies are dropped. Calls see the
   // client as gone (call_context::client_gone).

@@ -1,7 +1,9 @@
 #include "transports/http_connection.hpp"
 
+#include <array>
 #include <chrono>
 #include <exception>
+#include <type_traits>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -26,6 +28,8 @@ using tls_stream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+// How long a POST waits for its answer before the connection is watched for a hang-up.
+constexpr auto hangup_grace = std::chrono::milliseconds(20);
 }
 
 // What the listener may do to any live connection, plain or TLS.
@@ -33,6 +37,7 @@ struct connection {
   virtual ~connection() = default;
   virtual beast::tcp_stream& lowest() = 0;
   bool idle = true;  // waiting for the next request head
+  std::string head;  // the head of the last plain 200 reply, reused (ok_reply_head)
 };
 
 void server_context::close_idle_connections() {
@@ -62,41 +67,88 @@ struct stream_connection : connection, std::enable_shared_from_this<stream_conne
 
 using parser_type = bhttp::request_parser<bhttp::string_body>;
 
-request_view view_of(const parser_type& parser) {
+bool same_name(std::string_view a, std::string_view b) noexcept { return beast::iequals(a, b); }
+
+// Fills `v` from the parsed head in one pass over its fields (the first of a repeated header
+// counts, as with a lookup) and says whether a security header (Host, Origin, Authorization,
+// Mcp-Session-Id) is repeated. `v` is the connection's, reused from request to request:
+// assigning into its strings reuses their storage, so a steady stream of requests copies its
+// headers without allocating.
+bool fill_view(const parser_type& parser, request_view& v) {
   const auto& req = parser.get();
-  request_view v;
-  v.method = std::string(req.method_string());
-  v.target = std::string(req.target());
-  auto get = [&](std::string_view name) -> std::optional<std::string> {
-    auto it = req.find(name);
-    if (it == req.end()) return std::nullopt;
-    return std::string(it->value());
-  };
-  v.host = get("Host");
-  v.origin = get("Origin");
-  v.authorization = get("Authorization");
-  v.content_type = get("Content-Type");
-  v.accept = get("Accept");
-  v.session_id = get("Mcp-Session-Id");
-  v.protocol_version = get("MCP-Protocol-Version");
-  v.last_event_id = get("Last-Event-ID");
-  v.cors_request_method = get("Access-Control-Request-Method");
+  v.method.assign(req.method_string());
+  v.target.assign(req.target());
+  std::optional<std::string>* slots[] = {&v.host, &v.origin, &v.authorization, &v.content_type, &v.accept,
+                                         &v.session_id, &v.protocol_version, &v.last_event_id,
+                                         &v.cors_request_method};
+  constexpr std::size_t slot_count = sizeof slots / sizeof slots[0];
+  unsigned seen[slot_count] = {};
+  for (const auto& f : req) {
+    std::size_t i = slot_count;
+    switch (f.name()) {
+      case bhttp::field::host: i = 0; break;
+      case bhttp::field::origin: i = 1; break;
+      case bhttp::field::authorization: i = 2; break;
+      case bhttp::field::content_type: i = 3; break;
+      case bhttp::field::accept: i = 4; break;
+      case bhttp::field::access_control_request_method: i = 8; break;
+      default: {
+        std::string_view name = f.name_string();
+        if (same_name(name, "Mcp-Session-Id")) i = 5;
+        else if (same_name(name, "MCP-Protocol-Version")) i = 6;
+        else if (same_name(name, "Last-Event-ID")) i = 7;
+      }
+    }
+    if (i == slot_count || seen[i]++) continue;
+    auto& out = *slots[i];
+    if (!out) out.emplace();
+    out->assign(f.value());
+  }
+  for (std::size_t i = 0; i < slot_count; ++i) {
+    if (!seen[i]) slots[i]->reset();
+  }
+  v.content_length.reset();
   if (auto n = parser.content_length()) v.content_length = *n;
   v.chunked = parser.chunked();
   v.keep_alive = req.keep_alive();
-  return v;
-}
-
-// Repeated security headers are refused outright rather than guessed at.
-bool duplicated_security_header(const parser_type& parser) {
-  const auto& req = parser.get();
-  return req.count(bhttp::field::host) > 1 || req.count(bhttp::field::origin) > 1 ||
-         req.count(bhttp::field::authorization) > 1 || req.count("Mcp-Session-Id") > 1;
+  v.token_name.clear();
+  v.granted = auth::scope::dangerous;
+  // Repeated security headers are refused outright rather than guessed at.
+  return seen[0] > 1 || seen[1] > 1 || seen[2] > 1 || seen[5] > 1;
 }
 
 template <class C>
 asio::awaitable<bool> write_reply(C& c, const server_context& ctx, http_reply r, unsigned version,
                                   bool keep_alive) {
+  bool keep = keep_alive && !r.close && !ctx.stopping;
+  if (ok_reply_head(c.head, r, version, keep)) {
+    // Every tools/call answer takes this path: one gathered write of a reused head buffer
+    // and the body, the same bytes Beast would write.
+    std::array<asio::const_buffer, 2> pieces{asio::buffer(c.head), asio::buffer(r.body)};
+    if constexpr (std::is_same_v<decltype(c.stream), beast::tcp_stream>) {
+      // Plain TCP: try a non-blocking send first. A reply almost always fits the socket's
+      // buffer, and then no asynchronous operation (nor its timeout timer, nor a trip
+      // through the event loop) is needed; whatever does not fit is written as before.
+      auto& socket = c.lowest().socket();
+      boost::system::error_code ec;
+      if (!socket.non_blocking()) socket.non_blocking(true, ec);
+      std::size_t sent = ec ? 0 : socket.send(pieces, 0, ec);
+      if (ec && ec != asio::error::would_block && ec != asio::error::try_again) co_return false;
+      if (sent < c.head.size()) {
+        pieces[0] = asio::buffer(c.head) + sent;
+      } else {
+        pieces[0] = asio::const_buffer();
+        pieces[1] = asio::buffer(r.body) + (sent - c.head.size());
+      }
+    }
+    if (asio::buffer_size(pieces) > 0) {
+      c.lowest().expires_after(ctx.options.write_timeout);
+      auto [ec, n] = co_await asio::async_write(c.stream, pieces, nothrow);
+      if (ec) co_return false;
+    }
+    if (c.head.capacity() > 4096) c.head = std::string();
+    co_return keep;
+  }
   bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
   res.set(bhttp::field::server, "omgdb");
   for (auto& [name, value] : r.headers) res.set(name, value);
@@ -140,14 +192,25 @@ template <class C>
 asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigned version,
                                  bool keep_alive) {
   auto o = ex.out;
-  watch_for_hangup(c.shared_from_this(), o);
+  // The hang-up watch costs an epoll registration, not worth it for a call that answers at
+  // once: streams are watched from the start, a POST awaiting its answer after a short grace.
+  bool watching = false;
+  bool grace_over = false;
+  auto watch = [&] {
+    if (watching) return;
+    watching = true;
+    watch_for_hangup(c.shared_from_this(), o);
+  };
   struct unwatch {
     C& c;
+    const bool& watching;
     ~unwatch() {
+      if (!watching) return;
       boost::system::error_code ignored;
       c.lowest().socket().cancel(ignored);
     }
-  } unwatch_on_exit{c};
+  } unwatch_on_exit{c, watching};
+  if (o->mode == outlet::kind::sse) watch();
   asio::steady_timer timer(c.lowest().get_executor());
   o->wake = [&timer] { timer.cancel(); };
   struct unhook {  // the outlet may outlive this frame (it stays in the session's log path)
@@ -216,10 +279,13 @@ asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigne
       }
       break;
     }
-    timer.expires_after(started ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+    if (started || grace_over) watch();
+    timer.expires_after(started    ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                       ctx.options.sse_keepalive)
-                                : std::chrono::steady_clock::duration(std::chrono::hours(24)));
+                        : watching ? std::chrono::steady_clock::duration(std::chrono::hours(24))
+                                   : std::chrono::steady_clock::duration(hangup_grace));
     auto [ec] = co_await timer.async_wait(nothrow);
+    if (!ec && !watching) grace_over = true;
     if (!ec && started && !co_await write_piece(c, ctx, chunked, std::string(sse_keepalive_comment))) {
       dropped = true;
     }
@@ -241,7 +307,10 @@ asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, co
     ex.reply = ctx.sessions.handle_delete(view);
   }
   add_cors(ex.reply, view);
-  log::debug(view.method + " " + std::string(path_of(view.target)) + (ex.out ? " -> stream" : " -> " + std::to_string(ex.reply.status)));
+  if (log::enabled(log::level::debug)) {
+    log::debug(view.method + " " + std::string(path_of(view.target)) +
+               (ex.out ? " -> stream" : " -> " + std::to_string(ex.reply.status)));
+  }
   if (!ex.out) co_return co_await write_reply(c, ctx, std::move(ex.reply), version, view.keep_alive);
   co_return co_await stream_out(c, ctx, std::move(ex), version, view.keep_alive);
 }
@@ -264,6 +333,8 @@ template <class C>
 asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr<C> c) {
   const http_options& opt = ctx->options;
   beast::flat_buffer buffer;
+  credential_memo memo;  // the bearer token last accepted on this connection
+  request_view view;     // refilled for every request (fill_view)
   bool first = true;
   while (!ctx->stopping) {
     parser_type parser;
@@ -282,29 +353,44 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
       break;
     }
     first = false;
-    request_view view = view_of(parser);
+    bool repeated = fill_view(parser, view);
     unsigned version = parser.get().version();
     std::optional<http_reply> early;
-    if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !duplicated_security_header(parser)) {
+    if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !repeated) {
       early = screen_ops(view, ctx->gate, which);
       if (!early) early = ops_reply(*ctx, which, view.method == "HEAD");
       if (view.has_body()) early->close = true;
-    } else if (duplicated_security_header(parser)) {
+    } else if (repeated) {
       early = json_error(400, -32000, "Bad Request: a security header is repeated");
       early->close = true;
     } else {
-      early = screen(view, ctx->gate);
-      if (!early) note_credential(view, ctx->gate);
+      early = screen(view, ctx->gate, &memo);
+      if (!early) note_credential(view, ctx->gate, &memo);
     }
     if (early) {
-      log::debug(view.method + " " + std::string(path_of(view.target)) + " -> " + std::to_string(early->status));
+      if (log::enabled(log::level::debug)) {
+        log::debug(view.method + " " + std::string(path_of(view.target)) + " -> " + std::to_string(early->status));
+      }
       if (!co_await write_reply(*c, *ctx, std::move(*early), version, view.keep_alive)) break;
       continue;
     }
     if (!parser.is_done()) {
       parser.body_limit(opt.max_body_bytes);
-      c->lowest().expires_after(opt.header_timeout);
-      auto [ec2, n2] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
+      parser.eager(true);
+      // The body usually arrives with the head: parse what is buffered here rather than
+      // through an asynchronous read that would complete by a trip through the event loop.
+      beast::error_code ec2;
+      while (!parser.is_done() && buffer.size() > 0) {
+        std::size_t used = parser.put(buffer.data(), ec2);
+        buffer.consume(used);
+        if (ec2 == bhttp::error::need_more) ec2 = {};
+        if (ec2 || used == 0) break;
+      }
+      if (!ec2 && !parser.is_done()) {
+        c->lowest().expires_after(opt.header_timeout);
+        auto [ec3, n3] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
+        ec2 = ec3;
+      }
       if (ec2 == bhttp::error::body_limit) {
         http_reply r = json_error(413, -32000, "Payload Too Large: the body exceeds " +
                                                    std::to_string(opt.max_body_bytes) + " bytes");

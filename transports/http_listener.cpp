@@ -89,6 +89,7 @@ void wait_for_hangup(loop_state& st) {
     }
     if (next) {
       ctx.gate.tokens = std::move(next->tokens);
+      ++ctx.gate.tokens_generation;  // connections forget the tokens they accepted
       ctx.gate.origins.allowed_origins = with_extra(next->allow_origins, st.extra_origins);
       ctx.gate.origins.allowed_hosts = with_extra(next->allow_hosts, st.extra_hosts);
       ctx.gate.max_body_bytes = next->max_body_bytes;

@@ -1,5 +1,9 @@
 #include "transports/http_rules.hpp"
 
+#include <charconv>
+
+#include <openssl/crypto.h>
+
 #include <boost/json/object.hpp>
 
 #include "common/json.hpp"
@@ -113,6 +117,25 @@ bool supported_protocol_version(std::string_view version) noexcept {
   return false;
 }
 
+bool ok_reply_head(std::string& out, const http_reply& r, unsigned version, bool keep_alive) {
+  if (r.status != 200 || (version != 10 && version != 11)) return false;
+  for (const auto& [name, value] : r.headers) {
+    if (iequals(name, "Connection") || iequals(name, "Content-Length") || iequals(name, "Transfer-Encoding")) {
+      return false;
+    }
+  }
+  out.assign(version == 11 ? "HTTP/1.1 200 OK\r\nServer: omgdb\r\n" : "HTTP/1.0 200 OK\r\nServer: omgdb\r\n");
+  for (const auto& [name, value] : r.headers) {
+    out.append(name).append(": ").append(value).append("\r\n");
+  }
+  if (version == 11 && !keep_alive) out.append("Connection: close\r\n");
+  if (version == 10 && keep_alive) out.append("Connection: keep-alive\r\n");
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, r.body.size());
+  out.append("Content-Length: ").append(digits, end).append("\r\n\r\n");
+  return true;
+}
+
 std::string sse_frame(std::uint64_t id, std::string_view json) {
   std::string out;
   out.reserve(json.size() + 48);
@@ -184,14 +207,41 @@ std::optional<http_reply> screen_ops(const request_view& req, const gate_policy&
   return std::nullopt;
 }
 
-void note_credential(request_view& req, const gate_policy& policy) {
+credential_memo::~credential_memo() { OPENSSL_cleanse(authorization.data(), authorization.size()); }
+
+auth::token_verdict judge_credential(const request_view& req, const gate_policy& policy,
+                                     credential_memo* memo) noexcept {
+  if (!req.authorization) return policy.tokens.judge(std::nullopt);
+  const std::string& presented = *req.authorization;
+  if (memo && memo->generation == policy.tokens_generation && memo->authorization.size() == presented.size() &&
+      CRYPTO_memcmp(memo->authorization.data(), presented.data(), presented.size()) == 0) {
+    return auth::token_verdict{auth::credential::valid, memo->name, memo->ceiling};
+  }
+  auto v = policy.tokens.judge(std::string_view(presented));
+  if (memo && v.cred == auth::credential::valid) {
+    try {
+      memo->authorization = presented;
+      memo->name = std::string(v.name);
+      memo->ceiling = v.ceiling;
+      memo->generation = policy.tokens_generation;
+      v.name = memo->name;
+    } catch (...) {
+      memo->generation = 0;  // out of memory: simply not remembered
+    }
+  } else if (memo) {
+    memo->generation = 0;  // a refused value forgets the accepted one
+  }
+  return v;
+}
+
+void note_credential(request_view& req, const gate_policy& policy, credential_memo* memo) {
   if (policy.no_auth) return;
-  auto v = policy.tokens.judge(req.authorization ? std::optional<std::string_view>(*req.authorization) : std::nullopt);
+  auto v = judge_credential(req, policy, memo);
   req.token_name = std::string(v.name);
   req.granted = v.ceiling;
 }
 
-std::optional<http_reply> screen(const request_view& req, const gate_policy& policy) {
+std::optional<http_reply> screen(const request_view& req, const gate_policy& policy, credential_memo* memo) {
   auto finish = [&](http_reply r) {
     add_cors(r, req);
     if (req.has_body()) r.close = true;  // the body was not read
@@ -234,8 +284,7 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
                              "Bad Request: credentials are not accepted in the URL; send `Authorization: Bearer <token>`"));
   }
   if (!policy.no_auth) {
-    auto cred = policy.tokens.judge(req.authorization ? std::optional<std::string_view>(*req.authorization)
-                                                      : std::nullopt).cred;
+    auto cred = judge_credential(req, policy, memo).cred;
     if (cred != auth::credential::valid) {
       bool wrong = cred == auth::credential::wrong;
       http_reply r = json_error(401, -32000, wrong ? "Unauthorized: the bearer token is not valid"

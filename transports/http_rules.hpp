@@ -69,6 +69,14 @@ bool query_carries_credential(std::string_view target);
 
 bool supported_protocol_version(std::string_view version) noexcept;
 
+// The head of a `200 OK` reply carrying `r.body` (status line, `Server: omgdb`, the reply's
+// headers in order, `Connection` when keep-alive needs saying for `version`, Content-Length,
+// blank line), replacing `out`'s contents: byte for byte what Beast's serializer writes for
+// the same message after keep_alive() and prepare_payload(). The caller sends the body after
+// it. False (and `out` untouched) when the reply is not a plain 200 (another status, or a
+// Connection, Content-Length or Transfer-Encoding header of its own): use Beast then.
+bool ok_reply_head(std::string& out, const http_reply& r, unsigned version, bool keep_alive);
+
 // `id: N\nevent: message\ndata: <json>\n\n`; a newline inside `json` (never produced by our
 // serializer) would start a new `data:` line, as SSE requires.
 std::string sse_frame(std::uint64_t id, std::string_view json);
@@ -83,13 +91,41 @@ struct gate_policy {
   auth::token_set tokens;
   bool no_auth = false;
   std::uint64_t max_body_bytes = 4u << 20;
+  // Bumped whenever `tokens` is replaced (SIGHUP): every credential_memo taken under an
+  // older generation is void.
+  std::uint64_t tokens_generation = 1;
 };
+
+// What one connection remembers of the last `Authorization` value the gate accepted on it,
+// so that the next request carrying the same value skips the SHA-256 of the token. The
+// presented value is compared with the remembered one in constant time (CRYPTO_memcmp over
+// equal lengths); anything else (another value, another length, a reload since) takes the
+// full path. Only accepted values are remembered; the memo never leaves its connection (no
+// log, no session record) and its copy of the value is wiped when the connection ends.
+struct credential_memo {
+  std::uint64_t generation = 0;  // gate_policy::tokens_generation when accepted; 0: empty
+  std::string authorization;
+  std::string name;
+  auth::scope ceiling = auth::scope::read;
+
+  credential_memo() = default;
+  credential_memo(const credential_memo&) = delete;
+  credential_memo& operator=(const credential_memo&) = delete;
+  ~credential_memo();
+};
+
+// The verdict on a request's `Authorization` header: from `memo` when it holds this very
+// value under the current token generation, else from the token set (then remembered in
+// `memo` when valid). `memo` may be null.
+auth::token_verdict judge_credential(const request_view& req, const gate_policy& policy,
+                                     credential_memo* memo) noexcept;
 
 // Runs the checks that need only the request head, in this order: Host (403/400), Origin
 // (403), path (404), CORS preflight (204), method (405), credential in the query (400),
 // bearer token (401), body size by Content-Length (413), POST Content-Type (415),
 // MCP-Protocol-Version (400). Returns the reply to send, or nullopt to go on.
-std::optional<http_reply> screen(const request_view& req, const gate_policy& policy);
+std::optional<http_reply> screen(const request_view& req, const gate_policy& policy,
+                                 credential_memo* memo = nullptr);
 
 // The operational endpoints beside the MCP path: `/healthz` (liveness, no token) and
 // `/metrics` (Prometheus text, behind the token). Both pass the Host and Origin checks and
@@ -100,7 +136,7 @@ ops_endpoint ops_endpoint_of(const request_view& req) noexcept;
 std::optional<http_reply> screen_ops(const request_view& req, const gate_policy& policy, ops_endpoint which);
 
 // Records which token the request carries (after `screen` accepted it).
-void note_credential(request_view& req, const gate_policy& policy);
+void note_credential(request_view& req, const gate_policy& policy, credential_memo* memo = nullptr);
 
 // CORS headers for a response to an allowed cross-origin request (no-op without Origin).
 void add_cors(http_reply& reply, const request_view& req);

@@ -66,7 +66,7 @@ struct outlet {
   kind mode = kind::undecided;
   bool accepts_sse = false;
   std::string stream;            // "" for the GET stream, else the request's serialized id
-  std::deque<std::string> out;   // json: the one body; sse: whole frames
+  std::vector<std::string> out;  // json: the one body; sse: whole frames (no allocation until used)
   std::size_t out_bytes = 0;
   bool finished = false;         // end the response once `out` is written
   bool gone = false;             // the connection is lost (or too slow): write nothing more

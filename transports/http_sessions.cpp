@@ -227,7 +227,7 @@ exchange session_table::handle_post(const request_view& req, std::string_view bo
   } else if (method == "logging/setLevel") {
     hs->log_level = string_param(obj, "level");
   }
-  hs->mcp().handle_message(msg, parsed->violation);
+  hs->mcp().handle_message(std::move(parsed->value), parsed->violation);  // the last use of msg
   return ex;
 }
 

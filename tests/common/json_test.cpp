@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <boost/json/parse.hpp>
+
 #include "common/json.hpp"
 
+using omgdb::json::append_quoted;
 using omgdb::json::parse;
 using omgdb::json::parse_strict;
 using omgdb::json::serialize;
@@ -66,6 +69,25 @@ TEST_CASE("strings serialize with the escapes JSON requires and nothing else") {
   CHECK(serialize(o) == R"({"k":"v","n":null,"t":true})");
 }
 
+TEST_CASE("a quoted string reads back as the same string, after what the output held before") {
+  std::string all;
+  for (int c = 0; c < 128; ++c) all.push_back(static_cast<char>(c));
+  all += "é€😀 \"\"\\";
+  for (const std::string& s : {all, std::string(), std::string("plain text"), std::string(300, '"')}) {
+    std::string out = "prefix:";
+    append_quoted(out, s);
+    REQUIRE(out.rfind("prefix:", 0) == 0);
+    std::string quoted = out.substr(7);
+    for (char c : quoted) CHECK(static_cast<unsigned char>(c) >= 0x20);
+    auto back = boost::json::parse(quoted);
+    REQUIRE(back.is_string());
+    CHECK(std::string(back.get_string()) == s);
+  }
+  std::string out;
+  append_quoted(out, "\b\f\r\t\x1f");
+  CHECK(out == R"("\b\f\r\t\u001f")");
+}
+
 TEST_CASE("doubles are read correctly rounded, as std::from_chars reads them") {
   auto v = parse_strict("[5.043497672979824e-118, 0.1, 1.7976931348623157e308, 4.9e-324]");
   REQUIRE(v.ok());
@@ -74,4 +96,20 @@ TEST_CASE("doubles are read correctly rounded, as std::from_chars reads them") {
   CHECK(a[1].as_double() == 0.1);
   CHECK(a[2].as_double() == 1.7976931348623157e308);
   CHECK(a[3].as_double() == 4.9e-324);
+}
+
+TEST_CASE("a parse knows nothing of the parses before it on the same thread") {
+  auto dup = parse(R"({"a":1,"a":2})");
+  REQUIRE(dup.ok());
+  CHECK_FALSE(dup->violation.empty());
+  CHECK_FALSE(parse(R"({"a":[1,{"b":)").ok());  // abandoned half-way, deep inside
+  auto clean = parse(R"({"a":1,"b":{"a":2}})");
+  REQUIRE(clean.ok());
+  CHECK(clean->violation.empty());
+  CHECK(serialize(clean->value) == R"({"a":1,"b":{"a":2}})");
+  auto big = std::string(R"({"k":")") + std::string(100000, 'x') + R"("})";  // beyond the reused parser's size
+  REQUIRE(parse(big).ok());
+  auto after = parse(R"({"x":"y"})");
+  REQUIRE(after.ok());
+  CHECK(serialize(after->value) == R"({"x":"y"})");
 }

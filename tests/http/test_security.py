@@ -1,5 +1,7 @@
 """Who gets in: bearer token rules, Host and Origin allow-lists (DNS rebinding), CORS
 preflight, start-up refusals, and that no token ever reaches the daemon's stderr."""
+import json
+import socket
 import subprocess
 import unittest
 
@@ -180,3 +182,56 @@ class ZLogs(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+def raw_post(d, lines, body):
+    """POSTs `body` with exactly the header lines given (repeats and spelling kept) on a
+    connection the server closes after its reply; returns the status and the whole reply."""
+    data = json.dumps(body).encode()
+    head = ['POST /mcp HTTP/1.1'] + lines + ['Content-Type: application/json', 'Connection: close',
+                                             'Content-Length: %d' % len(data)]
+    s = socket.create_connection(('127.0.0.1', d.port), timeout=10)
+    s.sendall(('\r\n'.join(head) + '\r\n\r\n').encode() + data)
+    reply = b''
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        reply += chunk
+    s.close()
+    return int(reply.split(b' ', 2)[1]), reply
+
+
+class RepeatedHeaders(unittest.TestCase):
+    def host(self):
+        return 'Host: 127.0.0.1:%d' % D.port
+
+    def test_a_repeated_security_header_is_400(self):
+        sid = initialize(D)
+        auth = 'Authorization: Bearer ' + TOKEN
+        cases = {
+            'Host': [self.host(), self.host(), auth, 'Mcp-Session-Id: ' + sid],
+            'Authorization': [self.host(), auth, auth, 'Mcp-Session-Id: ' + sid],
+            'Mcp-Session-Id': [self.host(), auth, 'Mcp-Session-Id: ' + sid, 'mcp-session-id: ' + sid],
+            'Origin': [self.host(), auth, 'Origin: https://tunnel.example', 'Origin: https://tunnel.example',
+                       'Mcp-Session-Id: ' + sid],
+        }
+        for name, lines in cases.items():
+            status, reply = raw_post(D, lines, PING)
+            self.assertEqual(status, 400, name)
+            self.assertIn(b'repeated', reply, name)
+
+    def test_header_names_are_case_insensitive_and_other_repeats_are_harmless(self):
+        sid = initialize(D)
+        lines = ['host: 127.0.0.1:%d' % D.port, 'authorization: Bearer ' + TOKEN, 'MCP-SESSION-ID: ' + sid,
+                 'mcp-protocol-version: 2025-11-25', 'Accept: application/json', 'Accept: text/event-stream']
+        status, reply = raw_post(D, lines, PING)
+        self.assertEqual(status, 200, reply)
+        self.assertIn(b'"result":{}', reply)
+
+    def test_an_unsupported_protocol_version_is_found_whatever_its_spelling(self):
+        sid = initialize(D)
+        lines = [self.host(), 'Authorization: Bearer ' + TOKEN, 'Mcp-Session-Id: ' + sid,
+                 'mcp-PROTOCOL-version: 1999-01-01']
+        status, _ = raw_post(D, lines, PING)
+        self.assertEqual(status, 400)
