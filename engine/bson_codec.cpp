@@ -1,4 +1,5 @@
 #include "engine/bson_codec.hpp"
+#include "engine/bson_element.hpp"
 
 #include <bson/bson.h>
 
@@ -315,6 +316,13 @@ result<std::string> to_bson(const document& doc) {
                       " bytes, over the 16 MiB (16777216 bytes) BSON size limit");
   }
   return std::string(reinterpret_cast<const char*>(bson_get_data(b)), b->len);
+}
+
+bool decode_bson_element(const bson_iter_t& it, value& out, int depth) {
+  if (depth > max_nesting) return false;
+  const char* key = bson_iter_key(&it);
+  if (!bson_utf8_validate(key, bson_iter_key_len(&it), false)) return false;
+  return decode_element(it, out, depth);
 }
 
 result<document> from_bson(std::string_view bytes) {

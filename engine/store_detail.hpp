@@ -268,6 +268,7 @@ result<std::uint64_t> run_delete_many(write_session& w, std::string_view collect
 
 // --- read side (projection, keyset, distinct) ---
 #include "engine/bson_codec.hpp"
+#include "engine/filter.hpp"
 #include "engine/keystring.hpp"
 
 namespace omgdb::engine::detail {
@@ -315,6 +316,44 @@ class collection_scan {
       }
       return {};
     }
+    return scan_all(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
+      auto doc = from_bson(bytes);
+      if (!doc) return status(corrupt_document(collection_, key.substr(4), doc.error()));
+      if (!visit(std::move(*doc))) return status();
+      return std::nullopt;
+    });
+  }
+
+  // run(), visiting only the documents `match` accepts. On the full scan the filter is
+  // evaluated over the stored bytes (filter::matches_bson) and only matching documents are
+  // decoded; with `decode` false not even those (visit then gets an empty document: for
+  // counting). Documents the raw matcher cannot judge are decoded and matched as usual.
+  // filter::matches may throw expression_error, as with run().
+  template <class Visit>
+  status run_matching(const filter& match, const value* point_id, Visit&& visit,
+                      const value* start_after = nullptr, bool decode = true) {
+    if (point_id != nullptr || only_ != nullptr) {
+      return run(point_id, [&](document&& doc) { return !match.matches(doc) || visit(std::move(doc)); },
+                 start_after);
+    }
+    return scan_all(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
+      const std::optional<bool> raw = match.matches_bson(bytes);
+      if (raw && !*raw) return std::nullopt;
+      if (raw && !decode) return visit(document()) ? std::nullopt : std::optional<status>(status());
+      auto doc = from_bson(bytes);
+      if (!doc) return status(corrupt_document(collection_, key.substr(4), doc.error()));
+      if (!raw && !match.matches(*doc)) return std::nullopt;
+      if (!visit(std::move(*doc))) return status();
+      return std::nullopt;
+    });
+  }
+
+ private:
+  // Iterates the collection's docs keys in order, after `start_after` when given, calling
+  // `step(key, bytes)` on slices of the iterator (no copy); a status from it ends the scan.
+  template <class Step>
+  status scan_all(const value* start_after, Step&& step) {
+    auto ro = snap_.read_options();
     std::string upper = docs_prefix(entry_.id + 1);
     rocksdb::Slice upper_slice(upper);
     ro.iterate_upper_bound = &upper_slice;  // must outlive the iterator
@@ -331,17 +370,13 @@ class collection_scan {
         if (auto p = poll(control_, seen, entry_.documents); !p) return p;
       }
       ++seen;
-      auto doc = from_bson(it->value().ToStringView());
-      if (!doc) {
-        return corrupt_document(collection_, it->key().ToStringView().substr(4), doc.error());
-      }
-      if (!visit(std::move(*doc))) return {};
+      const rocksdb::Slice v = it->value();
+      if (auto done = step(it->key().ToStringView(), std::string_view(v.data(), v.size()))) return std::move(*done);
     }
     if (!it->status().ok()) return storage_error(s_.path, "read", it->status());
     return {};
   }
 
- private:
   const store::impl& s_;
   const snapshot_guard& snap_;
   std::string_view collection_;
