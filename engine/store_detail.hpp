@@ -191,6 +191,25 @@ status check_document_rules(const document& doc);
 // Puts `_id` first, generating an ObjectId when absent, and checks the rules above.
 result<value> prepare_new_document(document& doc);
 
+// The validation check (check_rules) for the documents of one mutating call. Whether a
+// collection has rules is read once per collection: nothing changes them while the writer
+// mutex is held, so a collection without rules costs no read per document.
+class rules_checker {
+ public:
+  explicit rules_checker(const store::impl& s) : s_(s) {}
+  status check(const catalog_entry& c, const document& doc);
+
+ private:
+  const store::impl& s_;
+  std::map<std::uint32_t, bool> has_rules_;
+};
+
+// The greatest docs key of the collection at the latest state ("" when it holds none). A
+// writer (holding store::impl::writer) that inserts a key above it knows, without a read,
+// that the key is not stored yet: ascending `_id`s (imports, fresh ObjectIds) skip the
+// duplicate-key read.
+result<std::string> last_doc_key(const store::impl& s, std::uint32_t collection_id);
+
 // A stored document as a write session sees it.
 struct session_doc {
   std::string key;    // docs key
@@ -232,15 +251,20 @@ class write_session {
 
  private:
   result<std::optional<std::string>> read(const std::string& key);
+  // Whether `key` (a docs key of `c`) holds a document, reading the database only when the
+  // key is not above the collection's last stored key.
+  result<bool> holds(const catalog_entry& c, const std::string& key);
   status log_write(const catalog_entry& c, std::string_view op, const value* id,
                    std::string_view before, std::string_view after);
 
   store::impl& s_;
   const scan_control& control_;
   write_txn txn_;
+  rules_checker rules_;
   std::map<std::string, std::optional<std::string>> overlay_;  // key -> bytes; nullopt: deleted
   std::map<std::string, catalog_entry, std::less<>> collections_;
   std::map<std::string, std::uint64_t, std::less<>> base_counts_;  // counts at first touch
+  std::map<std::uint32_t, std::string> last_keys_;  // last_doc_key per collection id, when read
   std::int64_t now_millis_;
   std::uint64_t mutations_ = 0;
 };
