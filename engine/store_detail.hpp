@@ -245,6 +245,12 @@ class write_session {
   status remove(catalog_entry& c, const session_doc& old);
   result<std::optional<session_doc>> get(const catalog_entry& c, const value& id);
 
+  // For a call of one filter-driven step (update_many, delete_many): nothing reads this
+  // session's documents after that step, whose scan never revisits a key, so overwrites and
+  // removals skip the read-your-writes overlay (memory held until the commit otherwise).
+  // Inserts always record theirs: duplicate `_id`s within the call are found there.
+  void no_read_back() noexcept { read_back_ = false; }
+
   std::int64_t now_millis() const noexcept { return now_millis_; }
   std::uint64_t mutations() const noexcept { return mutations_; }
   status commit();
@@ -267,6 +273,7 @@ class write_session {
   std::map<std::uint32_t, std::string> last_keys_;  // last_doc_key per collection id, when read
   std::int64_t now_millis_;
   std::uint64_t mutations_ = 0;
+  bool read_back_ = true;
 };
 
 // Bounds of one filter step; exceeding one is an error naming the bound and its value.

@@ -56,12 +56,39 @@ value fresh_object_id() {
 
 }  // namespace
 
+namespace {
+
+// check_names without building the paths its messages need: true when every name is fine.
+bool names_ok(const value& v);
+
+bool names_ok(const document& doc) {
+  for (const auto& f : doc) {
+    if (!f.name.empty() && f.name.front() == '$') return false;
+    if (f.name.find('.') != std::string::npos) return false;
+    if (!names_ok(f.val)) return false;
+  }
+  return true;
+}
+
+bool names_ok(const value& v) {
+  if (v.is_document()) return names_ok(v.as_document());
+  if (v.is_array()) {
+    for (const auto& e : v.as_array()) {
+      if (!names_ok(e)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 status check_document_rules(const document& doc) {
   if (const value* id = find_field(doc, "_id")) {
     if (id->is_array()) return make_error("_id cannot be an array");
     if (std::holds_alternative<regex>(id->raw())) return make_error("_id cannot be a regular expression");
   }
-  return check_names(doc, "");
+  if (names_ok(doc)) return {};
+  return check_names(doc, "");  // names the offending field
 }
 
 result<value> prepare_new_document(document& doc) {
@@ -285,7 +312,7 @@ result<bool> write_session::overwrite(const catalog_entry& c, const session_doc&
   if (auto l = log_write(c, op, find_field(old.doc, "_id"), old.bytes, *bytes); !l) {
     return std::move(l).error();
   }
-  overlay_.insert_or_assign(overlay_.end(), old.key, std::move(*bytes));  // scans ascend
+  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::move(*bytes));  // scans ascend
   ++mutations_;
   return true;
 }
@@ -294,7 +321,7 @@ status write_session::remove(catalog_entry& c, const session_doc& old) {
   if (auto x = txn_.index(c, &old.doc, nullptr); !x) return x;  // indexes
   txn_.batch().Delete(s_.docs, old.key);
   if (auto l = log_write(c, "delete", find_field(old.doc, "_id"), old.bytes, {}); !l) return l;
-  overlay_[old.key] = std::nullopt;
+  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::nullopt);
   if (c.documents > 0) --c.documents;
   ++mutations_;
   return {};
