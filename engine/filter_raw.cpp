@@ -248,7 +248,8 @@ bool in_node::matches_raw_value(const bson_iter_t* v, int depth) const {
   // Regexes test strings and regexes only; equality needs a value of the same bracket.
   const int rank = raw_rank(t);
   const bool may_match_regex = !regexes.empty() && (rank == 15 || rank == 50);
-  const bool same_bracket = std::any_of(values.begin(), values.end(), [&](const value& e) { return type_rank(e) == rank; });
+  const bool same_bracket =
+      std::any_of(values.begin(), values.end(), [&](const value& e) { return type_rank(e) == rank; });
   if (!may_match_regex && !same_bracket) return false;
   x = decoded(*v, depth);
   return matches_value(&x);

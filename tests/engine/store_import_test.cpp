@@ -78,7 +78,8 @@ TEST_CASE("duplicates are found below, at and above the collection's last stored
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message.find("line 2: duplicate _id") != std::string::npos);
   }
-  auto later = s->import_jsonl("items", write_file(s.dir, "later.jsonl", "{\"_id\":20}\n{\"_id\":21}\n{\"_id\":20}\n"), 2);
+  const std::string later_file = write_file(s.dir, "later.jsonl", "{\"_id\":20}\n{\"_id\":21}\n{\"_id\":20}\n");
+  auto later = s->import_jsonl("items", later_file, 2);
   REQUIRE_FALSE(later.ok());
   CHECK(later.error().message.rfind("batch 2 (lines 3–3) was not imported: line 3: duplicate _id 20", 0) == 0);
   CHECK(find_all(*s, "items") ==
