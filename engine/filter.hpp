@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/result.hpp"
 #include "engine/value.hpp"
@@ -56,6 +57,15 @@ class filter {
   bool matches(const document& doc, match_details& details) const;
   bool matches_everything() const noexcept;
 
+  // matches() evaluated over a document's stored BSON bytes, without decoding them
+  // (engine/filter_raw.cpp): paths are walked in place and values compared as they lie, with
+  // the same semantics as matches() (type brackets, numeric cross-type comparison, array
+  // traversal, null matching missing). nullopt when only the decoded document can tell: a
+  // filter with `$expr`, bytes the walk finds malformed, deprecated BSON types on a path.
+  // The caller then decodes the document (reporting corruption) and calls matches().
+  // Well-formed bytes are not validated beyond what the walk reads.
+  std::optional<bool> matches_bson(std::string_view bson) const;
+
   // If the filter pins `_id` to one value by equality ({_id: v} or {_id: {$eq: v}} at the top
   // level, alone or inside a top-level $and), that value; else nullptr. Used for point lookups.
   const value* id_equality() const noexcept;
@@ -65,6 +75,7 @@ class filter {
  private:
   std::unique_ptr<node> root_;
   const value* id_eq_ = nullptr;
+  bool raw_ = false;  // every node answers matches_raw
 };
 
 }  // namespace omgdb::engine

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <bson/bson.h>
+
 #include "common/result.hpp"
 #include "engine/expr.hpp"
 #include "engine/filter.hpp"
@@ -38,9 +40,20 @@ struct filter::node {
   virtual bool matches_value_keyed(const value* v, std::int64_t& element) const {
     return matches_value(v);
   }
+  // Matching over stored BSON bytes without decoding them (filter_raw.cpp). `doc` is an
+  // iterator at the start of a document's elements, `depth` that document's nesting depth
+  // (1: the stored document). Only called when raw_capable(); throws filter_detail::
+  // raw_fallback when it cannot answer exactly (malformed bytes, deprecated BSON types), and
+  // the caller then decodes the document and uses matches().
+  virtual bool matches_raw(const bson_iter_t& doc, int depth) const;
+  // Whether matches_raw answers for this node and everything under it ($expr does not).
+  virtual bool raw_capable() const { return false; }
 };
 
 namespace filter_detail {
+
+// Thrown by the raw matcher when only the decoded document can give the exact answer.
+struct raw_fallback {};
 
 using node_ptr = std::unique_ptr<filter::node>;
 
@@ -52,17 +65,23 @@ struct logical_node final : filter::node {
   bool matches(const path::object_view& obj) const override;
   bool matches_value(const value* v) const override;
   bool matches_detailed(const path::object_view& obj, filter::match_details& details) const override;
+  bool matches_raw(const bson_iter_t& doc, int depth) const override;
+  bool raw_capable() const override;
 };
 
 struct not_node final : filter::node {
   node_ptr child;
   bool matches(const path::object_view& obj) const override;
   bool matches_value(const value* v) const override;
+  bool matches_raw(const bson_iter_t& doc, int depth) const override { return !child->matches_raw(doc, depth); }
+  bool raw_capable() const override { return child->raw_capable(); }
 };
 
 struct false_node final : filter::node {  // $all: []
   bool matches(const path::object_view&) const override { return false; }
   bool matches_value(const value*) const override { return false; }
+  bool matches_raw(const bson_iter_t&, int) const override { return false; }
+  bool raw_capable() const override { return true; }
 };
 
 // A predicate on the values at one path: true when any value reached passes
@@ -72,6 +91,13 @@ struct path_node : filter::node {
   path::leaf_arrays leaf = path::leaf_arrays::elements_and_array;
   bool matches(const path::object_view& obj) const final;
   bool matches_detailed(const path::object_view& obj, filter::match_details& details) const final;
+  // The raw walk of `parts` (filter_raw.cpp) with MongoDB's traversal rules, as path::walk.
+  bool matches_raw(const bson_iter_t& doc, int depth) const final;
+  bool raw_capable() const final { return true; }
+  // One value the raw walk reached (nullptr: missing), inside a document of nesting `depth`.
+  // By default the value is decoded and given to matches_value; the common operators
+  // override it to test the bytes directly.
+  virtual bool matches_raw_value(const bson_iter_t* v, int depth) const;
 };
 
 // A compiled PCRE2 pattern (libpcre2-8, UTF mode). Matching allocates its own match data,
@@ -97,22 +123,30 @@ struct compare_node final : path_node {
   cmp_op op = cmp_op::eq;
   value operand;
   bool matches_value(const value* v) const override;
+  bool matches_raw_value(const bson_iter_t* v, int depth) const override;
+  // The answer for a value of another type bracket than the operand's.
+  bool across_brackets() const noexcept;
+  // The answer for a value of the operand's bracket that compares `c` (<0, 0, >0) to it.
+  bool holds(int c) const noexcept;
 };
 
 struct in_node final : path_node {
   std::vector<value> values;  // sorted by compare()
   std::vector<regex_matcher> regexes;
   bool matches_value(const value* v) const override;
+  bool matches_raw_value(const bson_iter_t* v, int depth) const override;
 };
 
 struct exists_node final : path_node {
   bool matches_value(const value* v) const override { return v != nullptr; }
+  bool matches_raw_value(const bson_iter_t* v, int) const override { return v != nullptr; }
 };
 
 struct type_node final : path_node {
   std::vector<int> codes;  // BSON type numbers (-1 MinKey, 127 MaxKey)
   bool any_number = false;  // the "number" alias
   bool matches_value(const value* v) const override;
+  bool matches_raw_value(const bson_iter_t* v, int depth) const override;
 };
 
 struct regex_node final : path_node {

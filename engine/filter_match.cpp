@@ -105,20 +105,14 @@ bool path_node::matches_detailed(const path::object_view& obj, filter::match_det
   return path::walk_positional(obj, parts, leaf, visit);
 }
 
-bool compare_node::matches_value(const value* v) const {
-  const value& lhs = v != nullptr ? *v : null_value();  // missing compares as null
-  if (type_rank(lhs) != type_rank(operand)) {
-    // Type bracketing: only MinKey and MaxKey compare across types.
-    if (operand.type() == kind::max_key) return op == cmp_op::lt || op == cmp_op::lte;
-    if (operand.type() == kind::min_key) return op == cmp_op::gt || op == cmp_op::gte;
-    return false;
-  }
-  if (op != cmp_op::eq) {
-    // NaN equals NaN but is neither below nor above anything.
-    const bool lnan = is_nan(lhs), rnan = is_nan(operand);
-    if (lnan || rnan) return lnan && rnan && (op == cmp_op::lte || op == cmp_op::gte);
-  }
-  const int c = compare(lhs, operand);
+bool compare_node::across_brackets() const noexcept {
+  // Type bracketing: only MinKey and MaxKey compare across types.
+  if (operand.type() == kind::max_key) return op == cmp_op::lt || op == cmp_op::lte;
+  if (operand.type() == kind::min_key) return op == cmp_op::gt || op == cmp_op::gte;
+  return false;
+}
+
+bool compare_node::holds(int c) const noexcept {
   switch (op) {
     case cmp_op::eq: return c == 0;
     case cmp_op::lt: return c < 0;
@@ -127,6 +121,17 @@ bool compare_node::matches_value(const value* v) const {
     case cmp_op::gte: return c >= 0;
   }
   return false;
+}
+
+bool compare_node::matches_value(const value* v) const {
+  const value& lhs = v != nullptr ? *v : null_value();  // missing compares as null
+  if (type_rank(lhs) != type_rank(operand)) return across_brackets();
+  if (op != cmp_op::eq) {
+    // NaN equals NaN but is neither below nor above anything.
+    const bool lnan = is_nan(lhs), rnan = is_nan(operand);
+    if (lnan || rnan) return lnan && rnan && (op == cmp_op::lte || op == cmp_op::gte);
+  }
+  return holds(compare(lhs, operand));
 }
 
 bool in_node::matches_value(const value* v) const {
@@ -237,12 +242,15 @@ filter::filter() = default;
 filter::~filter() = default;
 
 filter::filter(filter&& other) noexcept
-    : root_(std::move(other.root_)), id_eq_(std::exchange(other.id_eq_, nullptr)) {}
+    : root_(std::move(other.root_)),
+      id_eq_(std::exchange(other.id_eq_, nullptr)),
+      raw_(std::exchange(other.raw_, false)) {}
 
 filter& filter::operator=(filter&& other) noexcept {
   if (this != &other) {
     root_ = std::move(other.root_);
     id_eq_ = std::exchange(other.id_eq_, nullptr);
+    raw_ = std::exchange(other.raw_, false);
   }
   return *this;
 }
@@ -253,6 +261,7 @@ result<filter> filter::compile(const document& spec) {
   filter f;
   f.root_ = std::move(*root);
   f.id_eq_ = filter_detail::find_id_equality(f.root_.get());
+  f.raw_ = f.root_ != nullptr && f.root_->raw_capable();
   return f;
 }
 

@@ -191,6 +191,25 @@ status check_document_rules(const document& doc);
 // Puts `_id` first, generating an ObjectId when absent, and checks the rules above.
 result<value> prepare_new_document(document& doc);
 
+// The validation check (check_rules) for the documents of one mutating call. Whether a
+// collection has rules is read once per collection: nothing changes them while the writer
+// mutex is held, so a collection without rules costs no read per document.
+class rules_checker {
+ public:
+  explicit rules_checker(const store::impl& s) : s_(s) {}
+  status check(const catalog_entry& c, const document& doc);
+
+ private:
+  const store::impl& s_;
+  std::map<std::uint32_t, bool> has_rules_;
+};
+
+// The greatest docs key of the collection at the latest state ("" when it holds none). A
+// writer (holding store::impl::writer) that inserts a key above it knows, without a read,
+// that the key is not stored yet: ascending `_id`s (imports, fresh ObjectIds) skip the
+// duplicate-key read.
+result<std::string> last_doc_key(const store::impl& s, std::uint32_t collection_id);
+
 // A stored document as a write session sees it.
 struct session_doc {
   std::string key;    // docs key
@@ -226,23 +245,35 @@ class write_session {
   status remove(catalog_entry& c, const session_doc& old);
   result<std::optional<session_doc>> get(const catalog_entry& c, const value& id);
 
+  // For a call of one filter-driven step (update_many, delete_many): nothing reads this
+  // session's documents after that step, whose scan never revisits a key, so overwrites and
+  // removals skip the read-your-writes overlay (memory held until the commit otherwise).
+  // Inserts always record theirs: duplicate `_id`s within the call are found there.
+  void no_read_back() noexcept { read_back_ = false; }
+
   std::int64_t now_millis() const noexcept { return now_millis_; }
   std::uint64_t mutations() const noexcept { return mutations_; }
   status commit();
 
  private:
   result<std::optional<std::string>> read(const std::string& key);
+  // Whether `key` (a docs key of `c`) holds a document, reading the database only when the
+  // key is not above the collection's last stored key.
+  result<bool> holds(const catalog_entry& c, const std::string& key);
   status log_write(const catalog_entry& c, std::string_view op, const value* id,
                    std::string_view before, std::string_view after);
 
   store::impl& s_;
   const scan_control& control_;
   write_txn txn_;
+  rules_checker rules_;
   std::map<std::string, std::optional<std::string>> overlay_;  // key -> bytes; nullopt: deleted
   std::map<std::string, catalog_entry, std::less<>> collections_;
   std::map<std::string, std::uint64_t, std::less<>> base_counts_;  // counts at first touch
+  std::map<std::uint32_t, std::string> last_keys_;  // last_doc_key per collection id, when read
   std::int64_t now_millis_;
   std::uint64_t mutations_ = 0;
+  bool read_back_ = true;
 };
 
 // Bounds of one filter step; exceeding one is an error naming the bound and its value.
@@ -268,6 +299,7 @@ result<std::uint64_t> run_delete_many(write_session& w, std::string_view collect
 
 // --- read side (projection, keyset, distinct) ---
 #include "engine/bson_codec.hpp"
+#include "engine/filter.hpp"
 #include "engine/keystring.hpp"
 
 namespace omgdb::engine::detail {
@@ -315,6 +347,44 @@ class collection_scan {
       }
       return {};
     }
+    return scan_all(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
+      auto doc = from_bson(bytes);
+      if (!doc) return status(corrupt_document(collection_, key.substr(4), doc.error()));
+      if (!visit(std::move(*doc))) return status();
+      return std::nullopt;
+    });
+  }
+
+  // run(), visiting only the documents `match` accepts. On the full scan the filter is
+  // evaluated over the stored bytes (filter::matches_bson) and only matching documents are
+  // decoded; with `decode` false not even those (visit then gets an empty document: for
+  // counting). Documents the raw matcher cannot judge are decoded and matched as usual.
+  // filter::matches may throw expression_error, as with run().
+  template <class Visit>
+  status run_matching(const filter& match, const value* point_id, Visit&& visit,
+                      const value* start_after = nullptr, bool decode = true) {
+    if (point_id != nullptr || only_ != nullptr) {
+      return run(point_id, [&](document&& doc) { return !match.matches(doc) || visit(std::move(doc)); },
+                 start_after);
+    }
+    return scan_all(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
+      const std::optional<bool> raw = match.matches_bson(bytes);
+      if (raw && !*raw) return std::nullopt;
+      if (raw && !decode) return visit(document()) ? std::nullopt : std::optional<status>(status());
+      auto doc = from_bson(bytes);
+      if (!doc) return status(corrupt_document(collection_, key.substr(4), doc.error()));
+      if (!raw && !match.matches(*doc)) return std::nullopt;
+      if (!visit(std::move(*doc))) return status();
+      return std::nullopt;
+    });
+  }
+
+ private:
+  // Iterates the collection's docs keys in order, after `start_after` when given, calling
+  // `step(key, bytes)` on slices of the iterator (no copy); a status from it ends the scan.
+  template <class Step>
+  status scan_all(const value* start_after, Step&& step) {
+    auto ro = snap_.read_options();
     std::string upper = docs_prefix(entry_.id + 1);
     rocksdb::Slice upper_slice(upper);
     ro.iterate_upper_bound = &upper_slice;  // must outlive the iterator
@@ -331,17 +401,13 @@ class collection_scan {
         if (auto p = poll(control_, seen, entry_.documents); !p) return p;
       }
       ++seen;
-      auto doc = from_bson(it->value().ToStringView());
-      if (!doc) {
-        return corrupt_document(collection_, it->key().ToStringView().substr(4), doc.error());
-      }
-      if (!visit(std::move(*doc))) return {};
+      const rocksdb::Slice v = it->value();
+      if (auto done = step(it->key().ToStringView(), std::string_view(v.data(), v.size()))) return std::move(*done);
     }
     if (!it->status().ok()) return storage_error(s_.path, "read", it->status());
     return {};
   }
 
- private:
   const store::impl& s_;
   const snapshot_guard& snap_;
   std::string_view collection_;

@@ -108,13 +108,13 @@ result<store::import_result> store::import_jsonl(std::string_view collection, co
     if (blank(line)) continue;
     if (batch.size() == 0) batch.first_line = out.lines;
     batch.last_line = out.lines;
-    const std::string where = "line " + std::to_string(out.lines) + ": ";
+    auto where = [&] { return "line " + std::to_string(out.lines) + ": "; };  // errors only
     if (line.size() > k_max_line) {
-      batch.errors.push_back(where + "longer than " + std::to_string(k_max_line) + " bytes");
+      batch.errors.push_back(where() + "longer than " + std::to_string(k_max_line) + " bytes");
     } else if (auto j = json::parse_strict(line); !j) {
-      batch.errors.push_back(where + j.error().message);
+      batch.errors.push_back(where() + j.error().message);
     } else if (auto d = document_from_json(*j); !d) {
-      batch.errors.push_back(where + d.error().message);
+      batch.errors.push_back(where() + d.error().message);
     } else {
       batch.docs.push_back(parsed_line{out.lines, std::move(*d)});
     }

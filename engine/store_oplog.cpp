@@ -21,6 +21,15 @@ std::int64_t now_millis() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+// Appends the first `_id` element of the BSON document `bytes` as it is stored; false when
+// the bytes hold none (the caller then encodes the `_id` value).
+bool copy_stored_id(bson_t* out, std::string_view bytes) {
+  bson_iter_t it;
+  return bytes.size() >= 5 &&
+         bson_iter_init_from_data(&it, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) &&
+         bson_iter_find_w_len(&it, "_id", 3) && bson_append_iter(out, "_id", 3, &it);
+}
+
 }  // namespace
 
 write_txn::write_txn(store::impl& s) : s_(s), seq_(s.last_seq), batch_id_(s.last_batch + 1) {}
@@ -41,7 +50,11 @@ status write_txn::log(std::string_view op, std::string_view collection, const va
             bson_append_utf8(&rec.doc, "collection", 10, collection.data(),
                              static_cast<int>(collection.size()));
   if (ok && id != nullptr) {
-    if (auto a = append_id(&rec.doc, *id); !a) return a;
+    // `id` is the `_id` of the document whose bytes are `before` (or, for an insert, `after`):
+    // its stored element is copied rather than encoded again.
+    if (!copy_stored_id(&rec.doc, !before.empty() ? before : after)) {
+      if (auto a = append_id(&rec.doc, *id); !a) return a;
+    }
   }
   if (ok && !before.empty()) ok = append_embedded(&rec.doc, "before", before);
   if (ok && !after.empty()) ok = append_embedded(&rec.doc, "after", after);

@@ -215,8 +215,7 @@ result<find_page> store::find(std::string_view collection, const find_options& o
       // match past a full page is looked for, so `more` is exact.
       const value* after = options.after_id ? &*options.after_id : nullptr;
       std::uint64_t matched = 0;
-      auto st = scan.run(point, [&](document&& doc) {
-        if (!match.matches(doc)) return true;
+      auto st = scan.run_matching(match, point, [&](document&& doc) {
         if (matched++ < options.skip) return true;
         if (page.returned >= limit) {
           page.more = true;
@@ -266,8 +265,7 @@ result<find_page> store::find(std::string_view collection, const find_options& o
     std::uint64_t page_cap = static_cast<std::uint64_t>(options.max_bytes / 8) + 2;
     std::uint64_t keep = saturating_add(options.skip, std::min(saturating_add(limit, 1), page_cap));
     std::vector<keyed_doc> all;
-    auto st = scan.run(point, [&](document&& doc) {
-      if (!match.matches(doc)) return true;
+    auto st = scan.run_matching(match, point, [&](document&& doc) {
       keyed_doc kd{order.sort_key(doc), std::move(doc)};
       if (*bound && order.compare_keys(kd.key, **bound) <= 0) return true;  // keyset: not after
       if (all.size() < keep) {
@@ -338,10 +336,11 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
     }
   }
   try {
-    auto st = scan.run(point_of(match), [&](document&& doc) {
-      if (match.matches(doc)) ++n;
+    // Counting decodes nothing that the filter can judge from the stored bytes.
+    auto st = scan.run_matching(match, point_of(match), [&](document&&) {
+      ++n;
       return true;
-    });
+    }, nullptr, /*decode=*/false);
     if (!st) return std::move(st).error();
   } catch (const expression_error& e) {
     return make_error(e.what());

@@ -149,6 +149,7 @@ result<store::update_result> store::update_many(std::string_view collection,
                                                 const scan_control& control) {
   std::lock_guard lock(impl_->writer);
   write_session w(*impl_, control);
+  w.no_read_back();  // one step, no upsert: nothing reads the session afterwards
   auto r = run_update(w, collection, request, true, bounds_of(request));
   if (!r) return r;
   if (auto c = w.commit(); !c) return std::move(c).error();
@@ -159,6 +160,7 @@ result<std::uint64_t> store::delete_many(std::string_view collection, const dele
                                          const scan_control& control) {
   std::lock_guard lock(impl_->writer);
   write_session w(*impl_, control);
+  w.no_read_back();  // one step: nothing reads the session afterwards
   write_bounds b;
   b.max_scanned = request.max_scanned_documents;
   b.max_mutations = request.max_mutations;

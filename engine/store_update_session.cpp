@@ -56,12 +56,39 @@ value fresh_object_id() {
 
 }  // namespace
 
+namespace {
+
+// check_names without building the paths its messages need: true when every name is fine.
+bool names_ok(const value& v);
+
+bool names_ok(const document& doc) {
+  for (const auto& f : doc) {
+    if (!f.name.empty() && f.name.front() == '$') return false;
+    if (f.name.find('.') != std::string::npos) return false;
+    if (!names_ok(f.val)) return false;
+  }
+  return true;
+}
+
+bool names_ok(const value& v) {
+  if (v.is_document()) return names_ok(v.as_document());
+  if (v.is_array()) {
+    for (const auto& e : v.as_array()) {
+      if (!names_ok(e)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 status check_document_rules(const document& doc) {
   if (const value* id = find_field(doc, "_id")) {
     if (id->is_array()) return make_error("_id cannot be an array");
     if (std::holds_alternative<regex>(id->raw())) return make_error("_id cannot be a regular expression");
   }
-  return check_names(doc, "");
+  if (names_ok(doc)) return {};
+  return check_names(doc, "");  // names the offending field
 }
 
 result<value> prepare_new_document(document& doc) {
@@ -85,10 +112,27 @@ result<value> prepare_new_document(document& doc) {
   return doc.front().val;
 }
 
+status rules_checker::check(const catalog_entry& c, const document& doc) {
+  auto [it, fresh] = has_rules_.try_emplace(c.id, true);
+  if (fresh) {
+    std::string bytes;
+    auto st = s_.db->Get(rocksdb::ReadOptions(), s_.meta, rules_key(c.id), &bytes);
+    if (st.IsNotFound()) {
+      it->second = false;
+    } else if (!st.ok()) {
+      has_rules_.erase(it);
+      return storage_error(s_.path, "read", st);
+    }
+  }
+  if (!it->second) return {};
+  return check_rules(s_, c, doc);
+}
+
 write_session::write_session(store::impl& s, const scan_control& control)
     : s_(s),
       control_(control),
       txn_(s),
+      rules_(s),
       now_millis_(std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count()) {}
@@ -111,6 +155,33 @@ result<catalog_entry*> write_session::collection(std::string_view name, bool cre
   base_counts_.emplace(std::string(name), entry.documents);
   auto [it, inserted] = collections_.emplace(std::string(name), std::move(entry));
   return &it->second;
+}
+
+result<std::string> last_doc_key(const store::impl& s, std::uint32_t collection_id) {
+  const std::string lower = docs_prefix(collection_id);
+  const std::string upper = docs_prefix(collection_id + 1);
+  rocksdb::ReadOptions ro;
+  rocksdb::Slice lower_slice(lower), upper_slice(upper);
+  ro.iterate_lower_bound = &lower_slice;
+  ro.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.docs));
+  it->SeekToLast();
+  if (!it->status().ok()) return storage_error(s.path, "read", it->status());
+  return it->Valid() ? it->key().ToString() : std::string();
+}
+
+result<bool> write_session::holds(const catalog_entry& c, const std::string& key) {
+  if (auto it = overlay_.find(key); it != overlay_.end()) return it->second.has_value();
+  auto last = last_keys_.find(c.id);
+  if (last == last_keys_.end()) {
+    auto k = last_doc_key(s_, c.id);
+    if (!k) return std::move(k).error();
+    last = last_keys_.emplace(c.id, std::move(*k)).first;
+  }
+  if (last->second.empty() || key > last->second) return false;  // above every stored key
+  auto raw = read(key);
+  if (!raw) return std::move(raw).error();
+  return raw->has_value();
 }
 
 result<std::optional<std::string>> write_session::read(const std::string& key) {
@@ -211,11 +282,11 @@ status write_session::log_write(const catalog_entry& c, std::string_view op, con
 result<value> write_session::insert(catalog_entry& c, document doc) {
   auto id = prepare_new_document(doc);
   if (!id) return std::move(id).error();
-  if (auto v = check_rules(s_, c, doc); !v) return std::move(v).error();  // validation
+  if (auto v = rules_.check(c, doc); !v) return std::move(v).error();  // validation
   std::string key = doc_key(c.id, *id);
-  auto existing = read(key);
+  auto existing = holds(c, key);
   if (!existing) return std::move(existing).error();
-  if (existing->has_value()) {
+  if (*existing) {
     return make_error("duplicate _id " + to_json(*id) + " in collection `" + c.name + "`");
   }
   auto bytes = to_bson(doc);
@@ -223,7 +294,7 @@ result<value> write_session::insert(catalog_entry& c, document doc) {
   if (auto x = txn_.index(c, nullptr, &doc); !x) return std::move(x).error();  // indexes
   txn_.batch().Put(s_.docs, key, *bytes);
   if (auto l = log_write(c, "insert", &*id, {}, *bytes); !l) return std::move(l).error();
-  overlay_[key] = std::move(*bytes);
+  overlay_.insert_or_assign(overlay_.end(), std::move(key), std::move(*bytes));  // keys mostly ascend
   ++c.documents;
   ++mutations_;
   return id;
@@ -235,13 +306,13 @@ result<bool> write_session::overwrite(const catalog_entry& c, const session_doc&
   auto bytes = to_bson(next);
   if (!bytes) return std::move(bytes).error();
   if (*bytes == old.bytes) return false;
-  if (auto v = check_rules(s_, c, next); !v) return std::move(v).error();  // validation
+  if (auto v = rules_.check(c, next); !v) return std::move(v).error();  // validation
   if (auto x = txn_.index(c, &old.doc, &next); !x) return std::move(x).error();  // indexes
   txn_.batch().Put(s_.docs, old.key, *bytes);
   if (auto l = log_write(c, op, find_field(old.doc, "_id"), old.bytes, *bytes); !l) {
     return std::move(l).error();
   }
-  overlay_[old.key] = std::move(*bytes);
+  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::move(*bytes));  // scans ascend
   ++mutations_;
   return true;
 }
@@ -250,7 +321,7 @@ status write_session::remove(catalog_entry& c, const session_doc& old) {
   if (auto x = txn_.index(c, &old.doc, nullptr); !x) return x;  // indexes
   txn_.batch().Delete(s_.docs, old.key);
   if (auto l = log_write(c, "delete", find_field(old.doc, "_id"), old.bytes, {}); !l) return l;
-  overlay_[old.key] = std::nullopt;
+  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::nullopt);
   if (c.documents > 0) --c.documents;
   ++mutations_;
   return {};

@@ -59,6 +59,8 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
   std::vector<value> ids;
   ids.reserve(docs.size());
   std::unordered_set<std::string> batch_keys;  // duplicates within this call
+  rules_checker rules(s);
+  std::optional<std::string> last_key;  // last_doc_key, read at the first document
   for (std::size_t i = 0; i < docs.size(); ++i) {
     if (i % k_poll_every == 0 && i != 0) {
       if (auto p = poll(control, i, docs.size()); !p) return std::move(p).error();
@@ -68,11 +70,18 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
     std::string key = doc_key(entry.id, *id);
     if (!batch_keys.insert(key).second) return fail(i, duplicate_id(*id, collection));
     if (!fresh) {
-      auto existing = read_raw(s, key);
-      if (!existing) return std::move(existing).error();
-      if (existing->has_value()) return fail(i, duplicate_id(*id, collection));
+      if (!last_key) {
+        auto k = last_doc_key(s, entry.id);
+        if (!k) return std::move(k).error();
+        last_key = std::move(*k);
+      }
+      if (!last_key->empty() && key <= *last_key) {  // above the last stored key: not stored
+        auto existing = read_raw(s, key);
+        if (!existing) return std::move(existing).error();
+        if (existing->has_value()) return fail(i, duplicate_id(*id, collection));
+      }
     }
-    if (auto v = check_rules(s, entry, docs[i]); !v) return fail(i, std::move(v).error());  // validation
+    if (auto v = rules.check(entry, docs[i]); !v) return fail(i, std::move(v).error());  // validation
     auto bytes = to_bson(docs[i]);
     if (!bytes) return fail(i, std::move(bytes).error());
     if (auto x = txn.index(entry, nullptr, &docs[i]); !x) return fail(i, std::move(x).error());  // indexes

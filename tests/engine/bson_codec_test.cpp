@@ -149,6 +149,29 @@ TEST_CASE("strings that are not valid UTF-8 cannot be stored") {
   CHECK(name.error().message == "field name \"\\xc3\" is not valid UTF-8");
 }
 
+TEST_CASE("UTF-8 checks give libbson's answer for long ASCII, multi-byte and broken text alike") {
+  // The codec skips libbson's check for all-ASCII text; every kind of text, at every offset
+  // around the 8-byte steps of that fast path, must still get libbson's verdict.
+  const std::string pieces[] = {"a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\xc3", "\x80",
+                                std::string(1, '\0'), "\xed\xa0\x80", "\x7f"};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    std::string s(rng() % 20, 'x');
+    const std::size_t inserts = rng() % 3;
+    for (std::size_t k = 0; k < inserts; ++k) s.insert(rng() % (s.size() + 1), pieces[rng() % std::size(pieces)]);
+    CAPTURE(s);
+    const bool value_ok = bson_utf8_validate(s.data(), s.size(), true);
+    CHECK(to_bson(document{{"s", s}}).ok() == value_ok);
+    const bool name_ok = bson_utf8_validate(s.data(), s.size(), false) && s.find('\0') == std::string::npos;
+    CHECK(to_bson(document{{s, 1}}).ok() == name_ok);
+    if (value_ok) {
+      auto back = from_bson(*to_bson(document{{"s", s}}));
+      REQUIRE(back.ok());
+      CHECK((*back)[0].val.as_string() == s);
+    }
+  }
+}
+
 TEST_CASE("documents over 16 MiB are refused") {
   const std::string big(16 * 1024 * 1024, 'x');
   auto r = to_bson(document{{"big", big}});

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "engine/bson_codec.hpp"
 #include "engine/ejson.hpp"
 #include "engine/filter.hpp"
 #include "engine/sort.hpp"
@@ -53,8 +54,20 @@ inline std::string compile_error(std::string_view filter_json) {
   return f.error().message;
 }
 
+// f.matches(d), also checking that the matcher over stored bytes (filter::matches_bson, the
+// full scan's) gives the same answer whenever it gives one; so every filter test here also
+// tests the raw matcher.
+inline bool decoded_and_raw_match(const filter& f, const document& d) {
+  const bool decoded = f.matches(d);
+  if (auto bytes = to_bson(d); bytes.ok()) {
+    const std::optional<bool> raw = f.matches_bson(*bytes);
+    if (raw) CHECK_MESSAGE(*raw == decoded, "raw matcher disagrees on ", to_json(d));
+  }
+  return decoded;
+}
+
 inline bool matches(std::string_view filter_json, std::string_view doc_json) {
-  return compile(filter_json).matches(doc(doc_json));
+  return decoded_and_raw_match(compile(filter_json), doc(doc_json));
 }
 
 inline std::string id_text(const document& d) {
@@ -70,7 +83,7 @@ inline std::vector<std::string> matching(std::string_view filter_json,
   const filter f = compile(filter_json);
   std::vector<std::string> out;
   for (const auto& d : docs) {
-    if (f.matches(d)) out.push_back(id_text(d));
+    if (decoded_and_raw_match(f, d)) out.push_back(id_text(d));
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -62,6 +62,30 @@ TEST_CASE("a duplicate _id fails its batch with the line number and writes nothi
   CHECK(oplog_size(*s) == log_before);
 }
 
+TEST_CASE("duplicates are found below, at and above the collection's last stored _id, across batches") {
+  // The duplicate check reads the store only for keys up to the collection's last stored key;
+  // every position relative to it must still be checked.
+  fresh_store s;
+  REQUIRE(s->insert("items", doc(R"({"_id":1})")).ok());
+  REQUIRE(s->insert("items", doc(R"({"_id":5})")).ok());
+  std::string ok_file = write_file(s.dir, "ok.jsonl", "{\"_id\":3}\n{\"_id\":7}\n{\"_id\":8}\n{\"_id\":0}\n");
+  auto ok = s->import_jsonl("items", ok_file, 2);
+  REQUIRE(ok.ok());
+  CHECK(ok->imported == 4);
+  for (const char* line : {"{\"_id\":1}", "{\"_id\":5}", "{\"_id\":8}", "{\"_id\":3.0}"}) {
+    CAPTURE(line);
+    auto r = s->import_jsonl("items", write_file(s.dir, "dup.jsonl", std::string("{\"_id\":9}\n") + line + "\n"), 0);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("line 2: duplicate _id") != std::string::npos);
+  }
+  const std::string later_file = write_file(s.dir, "later.jsonl", "{\"_id\":20}\n{\"_id\":21}\n{\"_id\":20}\n");
+  auto later = s->import_jsonl("items", later_file, 2);
+  REQUIRE_FALSE(later.ok());
+  CHECK(later.error().message.rfind("batch 2 (lines 3–3) was not imported: line 3: duplicate _id 20", 0) == 0);
+  CHECK(find_all(*s, "items") ==
+        "{\"_id\":0}\n{\"_id\":1}\n{\"_id\":3}\n{\"_id\":5}\n{\"_id\":7}\n{\"_id\":8}\n{\"_id\":20}\n{\"_id\":21}\n");
+}
+
 TEST_CASE("import_jsonl refuses a missing file, a directory and a huge batchSize") {
   fresh_store s;
   auto missing = s->import_jsonl("items", s.dir.sub("nope.jsonl"), 10);

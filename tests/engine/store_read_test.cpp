@@ -212,6 +212,15 @@ TEST_CASE("a corrupt stored document is an error naming the collection, not a cr
   auto page = s->find("people", {});
   REQUIRE_FALSE(page.ok());
   CHECK(page.error().message.find("corrupt document in collection `people`") == 0);
+  // Scans that judge documents by their stored bytes still report it.
+  auto counted = s->count("people", doc(R"({"age": 21})"));
+  REQUIRE_FALSE(counted.ok());
+  CHECK(counted.error().message.find("corrupt document in collection `people`") == 0);
+  find_options filtered;
+  filtered.filter = doc(R"({"age": {"$gt": 0}})");
+  auto filtered_page = s->find("people", filtered);
+  REQUIRE_FALSE(filtered_page.ok());
+  CHECK(filtered_page.error().message.find("corrupt document in collection `people`") == 0);
   CHECK_FALSE(s->dump([](std::string_view) { return true; }).ok());
   CHECK_FALSE(s->remove("people", val("5")).ok());
   auto md = s->describe();

@@ -113,6 +113,24 @@ TEST_CASE("invalid collection names are refused with the rule they break") {
   CHECK(s->insert("üñí", doc("{}")).ok());
 }
 
+TEST_CASE("insert_many finds a stored duplicate below or at the last stored _id, and accepts new ones around it") {
+  // The store is read for duplicates only up to the collection's last stored key.
+  fresh_store s;
+  REQUIRE(s->insert("users", doc(R"({"_id":1})")).ok());
+  REQUIRE(s->insert("users", doc(R"({"_id":4})")).ok());
+  auto dup_below = s->insert_many("users", docs({R"({"_id":9})", R"({"_id":1.0})"}));
+  REQUIRE_FALSE(dup_below.ok());
+  CHECK(dup_below.error().message == "document 1: duplicate _id 1.0 in collection `users`");
+  auto dup_last = s->insert_many("users", docs({R"({"_id":0})", R"({"_id":4})"}));
+  REQUIRE_FALSE(dup_last.ok());
+  CHECK(dup_last.error().message == "document 1: duplicate _id 4 in collection `users`");
+  REQUIRE(s->insert_many("users", docs({R"({"_id":3})", R"({"_id":10})", R"({"_id":-1})"})).ok());
+  CHECK(count_of(*s, "users") == 5);
+  auto dup_new_last = s->insert_many("users", docs({R"({"_id":10.0})"}));
+  REQUIRE_FALSE(dup_new_last.ok());
+  CHECK(dup_new_last.error().message == "document 0: duplicate _id 10.0 in collection `users`");
+}
+
 TEST_CASE("insert_many with one bad document writes nothing") {
   fresh_store s;
   REQUIRE(s->insert("users", doc(R"({"_id":1})")).ok());
