@@ -18,6 +18,7 @@ namespace omgdb::engine::detail {
 namespace {
 
 constexpr std::size_t k_max_ranges = 1000;
+constexpr std::uint64_t k_keep_ids = 64;  // a candidate with at most this many entries keeps them
 
 std::string inverted(const std::string& s) {
   std::string out = s;
@@ -184,6 +185,13 @@ bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint
 
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
                               const document& filter_spec) {
+  auto defs = read_index_defs(s, ro, c.id);
+  if (!defs) return std::move(defs).error();
+  return plan_query(s, ro, c, filter_spec, std::move(*defs));
+}
+
+result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
+                              const document& filter_spec, std::vector<index_def> defs) {
   query_plan plan;
   plan.documents = c.documents;
   plan.cap = std::max<std::uint64_t>(c.documents / 2, 1);
@@ -193,16 +201,23 @@ result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& 
   if (const value* id = compiled->id_equality(); id != nullptr && !id->is_array() && id->type() != kind::regex) {
     plan.chosen_kind = query_plan::kind::id_lookup;
   }
-  auto defs = read_index_defs(s, ro, c.id);
-  if (!defs) return std::move(defs).error();
-  plan.defs = std::move(*defs);
+  plan.defs = std::move(defs);
   for (const auto& d : plan.defs) {
     index_candidate cand;
     cand.def = &d;
     evaluate(cand, plan.predicates);
     if (cand.usable) {
-      auto st = scan_ranges(s, ro, cand.ranges, scan_control{}, [&](const rocksdb::Slice&) {
-        return ++cand.estimate <= plan.cap;
+      // The estimate is an exact count up to the cap; the entries of a small candidate are
+      // kept, so that fetching its documents needs no second scan.
+      cand.ids_complete = true;
+      auto st = scan_ranges(s, ro, cand.ranges, scan_control{}, [&](const rocksdb::Slice& v) {
+        if (++cand.estimate <= k_keep_ids) {
+          cand.ids.push_back(v.ToString());
+        } else if (cand.ids_complete) {
+          cand.ids_complete = false;
+          cand.ids = {};
+        }
+        return cand.estimate <= plan.cap;
       });
       if (!st) return std::move(st).error();
       if (cand.estimate > plan.cap) {
@@ -235,11 +250,15 @@ result<std::vector<std::string>> scan_candidate(const store::impl& s, const rock
                                                 const index_candidate& cand, const scan_control& control,
                                                 std::uint64_t* keys_examined) {
   std::vector<std::string> ids;
-  auto st = scan_ranges(s, ro, cand.ranges, control, [&](const rocksdb::Slice& v) {
-    ids.push_back(v.ToString());
-    return true;
-  });
-  if (!st) return std::move(st).error();
+  if (cand.ids_complete) {
+    ids = cand.ids;  // the planner's scan kept every entry
+  } else {
+    auto st = scan_ranges(s, ro, cand.ranges, control, [&](const rocksdb::Slice& v) {
+      ids.push_back(v.ToString());
+      return true;
+    });
+    if (!st) return std::move(st).error();
+  }
   if (keys_examined != nullptr) *keys_examined = ids.size();
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -261,8 +280,11 @@ result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s
                                                             const catalog_entry& c, const document& filter,
                                                             const scan_control& control) {
   using out_t = std::optional<std::vector<std::string>>;
-  if (filter.empty() || !has_indexes(s, ro, c.id)) return out_t{};
-  auto plan = plan_query(s, ro, c, filter);
+  if (filter.empty()) return out_t{};
+  auto defs = read_index_defs(s, ro, c.id);
+  if (!defs) return std::move(defs).error();
+  if (defs->empty()) return out_t{};
+  auto plan = plan_query(s, ro, c, filter, std::move(*defs));
   if (!plan) return std::move(plan).error();
   if (plan->chosen_kind != query_plan::kind::index_scan) return out_t{};
   auto ids = scan_candidate(s, ro, plan->candidates[static_cast<std::size_t>(plan->chosen)], control);

@@ -63,6 +63,10 @@ struct index_candidate {
   // only, not multikey, not partial): count_documents may count keys without fetching.
   bool covers_count = false;
   bool single_prefix = false;       // the equality fields pin one value each (no $in of several)
+  // The entries' values (docs-key suffixes) in scan order, when the planner's count read
+  // all of them and there were few (scan_candidate then reads nothing again).
+  std::vector<std::string> ids;
+  bool ids_complete = false;
 };
 
 struct query_plan {
@@ -82,6 +86,9 @@ bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint
 // Plans `filter` on collection `c`. The filter must compile (callers check first).
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
                               const document& filter);
+// The same with the collection's index definitions already read (read_index_defs).
+result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
+                              const document& filter, std::vector<index_def> defs);
 
 // The docs-key suffixes (keystring(_id)) the chosen candidate's ranges hold, sorted and
 // distinct; `keys_examined` counts the entries read.

@@ -312,8 +312,14 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
   std::uint64_t n = 0;
   collection_scan scan(*impl_, snap, collection, **entry, control);
   std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
-  if (point_of(match) == nullptr && has_indexes(*impl_, snap.read_options(), (*entry)->id)) {
-    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec);
+  std::vector<index_def> defs;
+  if (point_of(match) == nullptr) {
+    auto d = read_index_defs(*impl_, snap.read_options(), (*entry)->id);
+    if (!d) return std::move(d).error();
+    defs = std::move(*d);
+  }
+  if (!defs.empty()) {
+    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec, std::move(defs));
     if (!plan) return std::move(plan).error();
     // An index whose ranges hold exactly one key per match counts without fetching (even
     // when it is too wide to be chosen for fetching documents).
