@@ -3,18 +3,20 @@
 // same JSON lines, in one process, interleaved query by query. Not part of `make test`;
 // bench/bench_index.py runs it on the file it generates (bench/run.sh BIN --index).
 //
-// Usage: index_bench DOCS.jsonl WORKDIR [--queries Q] [--seed S] [--reuse] [--only point|range]
+// Usage: index_bench DOCS.jsonl WORKDIR [--queries Q] [--seed S] [--reuse] [--only point|range|wide]
 // Loads DOCS.jsonl into WORKDIR/inproc.omgdb (import_jsonl, batches of 1000, then indexes on
 // `k` and `r`) and into WORKDIR/inproc.sqlite (one TEXT column, `json(?)`, 1000 rows per
 // transaction, WAL, synchronous=FULL, then expression indexes), as bench_index.py loads them;
 // --reuse opens the two stores a previous run left in WORKDIR instead, --only runs one of
-// the two query kinds (both for profiling).
+// the query kinds (both for profiling).
 // Then, per query i (the same random values for both, the order of the two alternating):
 //   point:  omgdb store::find({k: X}) → its NDJSON text (the text the `find` tool returns),
 //           SQLite `SELECT body … WHERE json_extract(body,'$.k') = ?` → the row's text;
 //           (and, for reference, omgdb store::get of another random `_id`: one Get, no index);
 //   range:  omgdb store::count({r: {$gte: a, $lt: a+10000}}) vs SQLite
-//           `SELECT count(*) … WHERE json_extract(body,'$.r') BETWEEN a AND a+9999`.
+//           `SELECT count(*) … WHERE json_extract(body,'$.r') BETWEEN a AND a+9999`;
+//   wide:   find({k: X, r: {$gte: 0, $lt: 400000}}) vs the same two conditions in SQLite (two
+//           candidate indexes, one very unselective: what choosing between them costs).
 // Prints one JSON object: medians and minima in milliseconds, and omgdb / SQLite ratios.
 #include <algorithm>
 #include <chrono>
@@ -163,7 +165,7 @@ int main(int argc, char** argv) {
   int queries = 200;
   unsigned seed = 2;
   bool reuse = false;
-  std::string only;  // "point" or "range": run only that query kind (for profiling)
+  std::string only;  // "point", "range" or "wide": run only that query kind (for profiling)
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reuse") {
@@ -204,28 +206,34 @@ int main(int argc, char** argv) {
   }
   sqlite3_stmt* point_st = prepare(db, "SELECT body FROM docs WHERE json_extract(body, '$.k') = ?");
   sqlite3_stmt* range_st = prepare(db, "SELECT count(*) FROM docs WHERE json_extract(body, '$.r') BETWEEN ? AND ?");
+  sqlite3_stmt* wide_st = prepare(db, "SELECT body FROM docs WHERE json_extract(body, '$.k') = ? AND "
+                                      "json_extract(body, '$.r') BETWEEN 0 AND 399999");
+  auto want = [&](const char* kind) { return only.empty() || only == kind; };
 
   std::mt19937_64 rnd(seed);
-  stats o_point, s_point, o_range, s_range, o_get;
+  stats o_point, s_point, o_range, s_range, o_get, o_wide, s_wide;
   std::string sink, get_text;
   for (int i = 0; i < queries; ++i) {
     const std::int64_t k = static_cast<std::int64_t>(rnd() % n) * 7 + 3;
     const std::int64_t a = static_cast<std::int64_t>(rnd() % (1'000'000 - 10'000));
-    std::string o_text, s_text;
+    std::string o_text, s_text, o_wide_text, s_wide_text;
     std::uint64_t o_count = 0, s_count = 0;
     auto run_omgdb = [&] {
-      if (only != "range") o_point.ms.push_back(time_ms([&] { o_text = omgdb_find(*store, bj::object{{"k", k}}); }));
-      if (only != "range") {
+      if (want("point")) o_point.ms.push_back(time_ms([&] { o_text = omgdb_find(*store, bj::object{{"k", k}}); }));
+      if (want("point")) {
         // Reference: the same document by `_id` (one Get, no index), with its JSON text.
         const std::int64_t other = static_cast<std::int64_t>(rnd() % n);
         o_get.ms.push_back(time_ms([&] { get_text = omgdb_get(*store, other); }));
       }
-      if (only != "point") o_range.ms.push_back(time_ms([&] {
+      if (want("wide")) o_wide.ms.push_back(time_ms([&] {
+        o_wide_text = omgdb_find(*store, bj::object{{"k", k}, {"r", bj::object{{"$gte", 0}, {"$lt", 400'000}}}});
+      }));
+      if (want("range")) o_range.ms.push_back(time_ms([&] {
         o_count = omgdb_count(*store, bj::object{{"r", bj::object{{"$gte", a}, {"$lt", a + 10'000}}}});
       }));
     };
     auto run_sqlite = [&] {
-      if (only != "range") s_point.ms.push_back(time_ms([&] {
+      if (want("point")) s_point.ms.push_back(time_ms([&] {
         sqlite3_bind_int64(point_st, 1, k);
         s_text.clear();
         while (sqlite3_step(point_st) == SQLITE_ROW) {
@@ -235,7 +243,17 @@ int main(int argc, char** argv) {
         }
         sqlite3_reset(point_st);
       }));
-      if (only != "point") s_range.ms.push_back(time_ms([&] {
+      if (want("wide")) s_wide.ms.push_back(time_ms([&] {
+        sqlite3_bind_int64(wide_st, 1, k);
+        s_wide_text.clear();
+        while (sqlite3_step(wide_st) == SQLITE_ROW) {
+          s_wide_text.append(reinterpret_cast<const char*>(sqlite3_column_text(wide_st, 0)),
+                             static_cast<std::size_t>(sqlite3_column_bytes(wide_st, 0)));
+          s_wide_text.push_back('\n');
+        }
+        sqlite3_reset(wide_st);
+      }));
+      if (want("range")) s_range.ms.push_back(time_ms([&] {
         sqlite3_bind_int64(range_st, 1, a);
         sqlite3_bind_int64(range_st, 2, a + 9'999);
         if (sqlite3_step(range_st) != SQLITE_ROW) die("sqlite count returned no row");
@@ -250,7 +268,11 @@ int main(int argc, char** argv) {
       run_sqlite();
       run_omgdb();
     }
-    if (only == "range") o_text = s_text = "{}\n";
+    if (!want("point")) o_text = s_text = "{}\n";
+    if (std::count(o_wide_text.begin(), o_wide_text.end(), '\n') !=
+        std::count(s_wide_text.begin(), s_wide_text.end(), '\n')) {
+      die("the point lookup of k = " + std::to_string(k) + " with a wide range on r differs");
+    }
     if (std::count(o_text.begin(), o_text.end(), '\n') != 1 || std::count(s_text.begin(), s_text.end(), '\n') != 1) {
       die("a point lookup of k = " + std::to_string(k) + " did not return one document");
     }
@@ -262,11 +284,18 @@ int main(int argc, char** argv) {
   }
   sqlite3_finalize(point_st);
   sqlite3_finalize(range_st);
+  sqlite3_finalize(wide_st);
   sqlite3_close(db);
-  out["omgdb"] = bj::object{{"point", o_point.json()}, {"range_1pct", o_range.json()}, {"get_by_id", o_get.json()}};
-  out["sqlite"] = bj::object{{"point", s_point.json()}, {"range_1pct", s_range.json()}};
-  out["omgdb_over_sqlite"] = bj::object{{"point", o_point.median() / s_point.median()},
-                                        {"range_1pct", o_range.median() / s_range.median()}};
+  out["omgdb"] = bj::object{{"point", o_point.json()},
+                            {"range_1pct", o_range.json()},
+                            {"point_and_wide_range", o_wide.json()},
+                            {"get_by_id", o_get.json()}};
+  out["sqlite"] = bj::object{{"point", s_point.json()}, {"range_1pct", s_range.json()}, {"point_and_wide_range", s_wide.json()}};
+  bj::object ratios;
+  if (want("point")) ratios["point"] = o_point.median() / s_point.median();
+  if (want("range")) ratios["range_1pct"] = o_range.median() / s_range.median();
+  if (want("wide")) ratios["point_and_wide_range"] = o_wide.median() / s_wide.median();
+  out["omgdb_over_sqlite"] = std::move(ratios);
   std::printf("%s\n", bj::serialize(out).c_str());
   return sink.size() == static_cast<std::size_t>(queries) ? 0 : 1;
 }

@@ -331,8 +331,9 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
       if (covering == nullptr && c.usable && c.covers_count) covering = &c;
     }
     if (covering != nullptr) {
-      // The planner counted the keys already unless it stopped at its cap.
-      if (!covering->over_cap) return covering->estimate;
+      // The planner counted the keys already unless it stopped at its cap or once the
+      // candidate had more keys than another.
+      if (!covering->over_cap && !covering->partial) return covering->estimate;
       return count_keys(*impl_, snap.read_options(), *covering, control);
     }
     if (plan->chosen_kind == query_plan::kind::index_scan) {
