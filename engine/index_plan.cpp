@@ -194,13 +194,6 @@ std::uint64_t approximate_bytes(const store::impl& s, const std::vector<key_rang
 
 }  // namespace
 
-bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint32_t collection_id) {
-  const std::string prefix = index_def_prefix(collection_id);
-  std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.meta));
-  it->Seek(prefix);
-  return it->Valid() && it->key().starts_with(prefix);
-}
-
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
                               const document& filter_spec, bool exact_estimates) {
   auto defs = read_index_defs(s, ro, c.id);

@@ -84,9 +84,6 @@ struct query_plan {
   std::vector<predicate> predicates;
 };
 
-// Whether collection `c` has any secondary index (a cheap check before planning).
-bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint32_t collection_id);
-
 // Plans `filter` on collection `c`. The filter must compile (callers check first).
 // Candidates are counted smallest approximate size first; with `exact_estimates` false a
 // later one is counted only until it has more keys than the best so far (partial): the
