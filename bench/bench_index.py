@@ -7,9 +7,15 @@
   - write amplification: insert_many throughput (batches of 1000) into a fresh collection
     with 0, 1 and 3 indexes.
 omgdb figures are round trips over the stdio MCP pipe; `ping_ms` (a tools/call of a trivial
-read) is reported so the pipe's share can be seen. Not part of `make test`.
+read) is reported so the pipe's share can be seen. Then, like for like, the in-process program
+`index_bench` (bench/index_bench.cpp, a CMake target outside `all`: bench/run.sh builds it next
+to OMGDB) loads the same JSON lines into an omgdb store and into SQLite from C++ and times the
+engine calls behind `find` / `count_documents` against prepared SQLite statements, interleaved,
+in one process (`in_process` in the output; skipped with a note when the binary is missing).
+Not part of `make test`.
 
-Usage: bench/bench_index.py OMGDB [--documents N] [--queries Q] [--insert-documents M] [--keep]
+Usage: bench/bench_index.py OMGDB [--documents N] [--queries Q] [--inproc-queries Q]
+                            [--insert-documents M] [--keep]
 Writes bench/out/index.json and prints a short report.
 """
 import argparse
@@ -126,12 +132,25 @@ def insert_throughput(omgdb, work, docs, indexes):
     return {"indexes": indexes, "documents": docs, "seconds": secs, "docs_per_s": docs / secs}
 
 
+def in_process(omgdb, jsonl, work, queries):
+    """index_bench (built next to the omgdb binary) on the same JSON lines: engine calls vs
+    prepared SQLite statements in one process."""
+    exe = os.path.join(os.path.dirname(os.path.abspath(omgdb)), "index_bench")
+    if not os.path.exists(exe):
+        return {"skipped": f"{exe} not built (cmake --build <dir> --target index_bench)"}
+    log(f"index: in process ({queries} interleaved queries each)")
+    out = subprocess.run([exe, jsonl, os.path.join(work, "inproc"), "--queries", str(queries)],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description="omgdb index benchmark")
     ap.add_argument("omgdb")
     ap.add_argument("--documents", type=int, default=1_000_000)
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--scan-queries", type=int, default=3)
+    ap.add_argument("--inproc-queries", type=int, default=1000)
     ap.add_argument("--insert-documents", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--keep", action="store_true")
@@ -162,6 +181,12 @@ def main():
             srv.call_tool("create_index", {"path": store, "collection": "docs", "field": "k"})
             srv.call_tool("create_index", {"path": store, "collection": "docs", "field": "r"})
             res["omgdb_index_build_s"] = time.perf_counter() - t0
+            # A fresh server on the built store, as after a restart: the build's entries are
+            # flushed from memory (queries right after a build iterate the memtable, several
+            # times slower, until RocksDB's background flush ends; that phase is not measured).
+            srv.close()
+            srv = Server(a.omgdb, os.path.join(work, "omgdb2.stderr.log"))
+            srv.initialize()
             res["omgdb_indexed"] = omgdb_queries(srv, store, a.documents, a.queries, random.Random(2), "index")
         finally:
             srv.close()
@@ -171,6 +196,7 @@ def main():
             q: {"full_scan_over_index": res["omgdb_full_scan"][q]["median_ms"] / res["omgdb_indexed"][q]["median_ms"],
                 "omgdb_over_sqlite": res["omgdb_indexed"][q]["median_ms"] / res["sqlite"][q]["median_ms"]}
             for q in ("point", "range_1pct")}
+        res["in_process"] = in_process(a.omgdb, jsonl, work, a.inproc_queries)
         log("index: insert_many with 0, 1, 3 indexes")
         res["insert_many"] = [insert_throughput(a.omgdb, work, a.insert_documents, k) for k in (0, 1, 3)]
     finally:

@@ -15,8 +15,10 @@
 #   (e) import_jsonl and update_many documents/s vs `db_bench fillseq`, side by side
 #   They write bench/out/engine.json.
 # Usage: bench/run.sh /path/to/omgdb --index [options of bench/bench_index.py]
-#   Only the index benchmark (1,000,000 documents: indexed vs full scan vs SQLite, and
-#   insert_many with 0, 1, 3 indexes); writes bench/out/index.json. docs/indexes.md.
+#   Only the index benchmark (1,000,000 documents: indexed vs full scan vs SQLite over the
+#   stdio pipe, the same in one process with the `index_bench` program, which it first builds
+#   in the omgdb binary's build directory, and insert_many with 0, 1, 3 indexes); writes
+#   bench/out/index.json. docs/indexes.md.
 #
 # Prints a report and writes bench/out/results.json. See bench/README.md.
 set -euo pipefail
@@ -40,6 +42,10 @@ if (( engine )); then
   exec python3 "$here/bench_engine.py" "${args[@]}"
 fi
 if (( index )); then
+  build_dir=$(dirname "${args[0]}")
+  if [[ -f $build_dir/CMakeCache.txt ]]; then
+    cmake --build "$build_dir" --target index_bench -j2 >&2
+  fi
   exec python3 "$here/bench_index.py" "${args[@]}"
 fi
 exec python3 "$here/bench.py" "$@"

@@ -50,9 +50,13 @@ document spec_key_document(const store::index_spec& spec);
 
 result<std::string> encode_index_def(const index_def& d);
 result<index_def> decode_index_def(std::string_view bytes);
-// Every index of a collection in name order at the state `ro` selects.
+// Every index of a collection in name order at the state `ro` selects. Under a snapshot the
+// decoded definitions are reused while the snapshot's sequence number is the one they were
+// read at (same database, same state); without one they are always read.
 result<std::vector<index_def>> read_index_defs(const store::impl& s, const rocksdb::ReadOptions& ro,
                                                std::uint32_t collection_id);
+result<std::vector<index_def>> read_index_defs_uncached(const store::impl& s, const rocksdb::ReadOptions& ro,
+                                                        std::uint32_t collection_id);
 
 // The keys (index id prefix + K, without the `_id` suffix) of `doc` in `def`, sorted and
 // distinct; empty when a partial filter excludes the document. `multikey` is set when a

@@ -60,7 +60,7 @@ result<document> store::explain(std::string_view collection, const document& fil
   snapshot_guard snap(impl_->db);
   auto entry = lookup_for_planner(*impl_, snap, collection, true);
   if (!entry) return std::move(entry).error();
-  auto plan = plan_query(*impl_, snap.read_options(), **entry, filter);
+  auto plan = plan_query(*impl_, snap.read_options(), **entry, filter, /*exact_estimates=*/true);
   if (!plan) return std::move(plan).error();
   document out{{"collection", value(std::string(collection))}, {"plan", value(kind_text(plan->chosen_kind))}};
   std::uint64_t keys = 0, docs = plan->documents;
@@ -126,7 +126,7 @@ result<document> store::suggest_indexes(std::string_view collection, const docum
   std::vector<predicate> preds = extract_predicates(filter);
   std::optional<query_plan> plan;
   if (entry->has_value()) {
-    auto p = plan_query(*impl_, snap.read_options(), **entry, filter);
+    auto p = plan_query(*impl_, snap.read_options(), **entry, filter, /*exact_estimates=*/true);
     if (!p) return std::move(p).error();
     plan = std::move(*p);
   }
@@ -197,7 +197,7 @@ result<document> store::diagnose(std::string_view collection, const document& fi
   snapshot_guard snap(impl_->db);
   auto entry = lookup_for_planner(*impl_, snap, collection, true);
   if (!entry) return std::move(entry).error();
-  auto plan = plan_query(*impl_, snap.read_options(), **entry, filter);
+  auto plan = plan_query(*impl_, snap.read_options(), **entry, filter, /*exact_estimates=*/true);
   if (!plan) return std::move(plan).error();
   auto whole = engine::filter::compile(filter);
   if (!whole) return std::move(whole).error();

@@ -50,8 +50,10 @@ result<std::optional<ordered_scan>> ordered_ranges(const store::impl& s, const r
                                                    const catalog_entry& c, const document& filter,
                                                    const sort_spec& sort, bool limited, std::string* index_name) {
   using out_t = std::optional<ordered_scan>;
-  if (!has_indexes(s, ro, c.id)) return out_t{};
-  auto plan = plan_query(s, ro, c, filter);
+  auto defs = read_index_defs(s, ro, c.id);
+  if (!defs) return std::move(defs).error();
+  if (defs->empty()) return out_t{};
+  auto plan = plan_query(s, ro, c, filter, std::move(*defs));
   if (!plan) return std::move(plan).error();
   if (plan->chosen_kind == query_plan::kind::id_lookup) return out_t{};
   const index_candidate* pick = nullptr;

@@ -7,7 +7,10 @@
 // operators), others intersect them. A partial index is used only when the query implies its
 // partialFilter. Keys are counted up to half the collection: an index matching more is not
 // used (a full scan reads fewer bytes). The fewest keys win; ties go to more equality
-// fields, then more bound fields, then the smaller name.
+// fields, then more bound fields, then the smaller name. Candidates are counted in the order
+// of RocksDB's approximate size of their ranges, and (unless exact counts are asked for) a
+// later one only until it has more keys than the best so far: the choice is unchanged, the
+// planning reads at most about (candidates x the winner's keys) keys.
 #include <algorithm>
 
 #include "engine/ejson.hpp"
@@ -18,6 +21,7 @@ namespace omgdb::engine::detail {
 namespace {
 
 constexpr std::size_t k_max_ranges = 1000;
+constexpr std::uint64_t k_keep_ids = 64;  // a candidate with at most this many entries keeps them
 
 std::string inverted(const std::string& s) {
   std::string out = s;
@@ -173,17 +177,32 @@ status scan_ranges(const store::impl& s, const rocksdb::ReadOptions& base, const
   return {};
 }
 
+// RocksDB's estimate of the bytes the ranges hold (memtables and files): cheap, no key is read.
+std::uint64_t approximate_bytes(const store::impl& s, const std::vector<key_range>& ranges) {
+  std::vector<rocksdb::Range> rs;
+  rs.reserve(ranges.size());
+  for (const auto& r : ranges) rs.emplace_back(slice(r.start), slice(r.end));
+  std::vector<std::uint64_t> sizes(rs.size(), 0);
+  rocksdb::SizeApproximationOptions o;
+  o.include_memtables = true;
+  o.include_files = true;
+  if (!s.db->GetApproximateSizes(o, s.idx, rs.data(), static_cast<int>(rs.size()), sizes.data()).ok()) return 0;
+  std::uint64_t total = 0;
+  for (auto n : sizes) total += n;
+  return total;
+}
+
 }  // namespace
 
-bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint32_t collection_id) {
-  const std::string prefix = index_def_prefix(collection_id);
-  std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.meta));
-  it->Seek(prefix);
-  return it->Valid() && it->key().starts_with(prefix);
+result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
+                              const document& filter_spec, bool exact_estimates) {
+  auto defs = read_index_defs(s, ro, c.id);
+  if (!defs) return std::move(defs).error();
+  return plan_query(s, ro, c, filter_spec, std::move(*defs), exact_estimates);
 }
 
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
-                              const document& filter_spec) {
+                              const document& filter_spec, std::vector<index_def> defs, bool exact_estimates) {
   query_plan plan;
   plan.documents = c.documents;
   plan.cap = std::max<std::uint64_t>(c.documents / 2, 1);
@@ -193,25 +212,52 @@ result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& 
   if (const value* id = compiled->id_equality(); id != nullptr && !id->is_array() && id->type() != kind::regex) {
     plan.chosen_kind = query_plan::kind::id_lookup;
   }
-  auto defs = read_index_defs(s, ro, c.id);
-  if (!defs) return std::move(defs).error();
-  plan.defs = std::move(*defs);
+  plan.defs = std::move(defs);
+  std::vector<std::size_t> order;  // the usable candidates, in counting order
   for (const auto& d : plan.defs) {
     index_candidate cand;
     cand.def = &d;
     evaluate(cand, plan.predicates);
-    if (cand.usable) {
-      auto st = scan_ranges(s, ro, cand.ranges, scan_control{}, [&](const rocksdb::Slice&) {
-        return ++cand.estimate <= plan.cap;
-      });
-      if (!st) return std::move(st).error();
-      if (cand.estimate > plan.cap) {
-        cand.over_cap = true;
-        cand.reason = "not selective: more than " + std::to_string(plan.cap) +
-                      " keys (half the collection) would be read; a full scan is cheaper";
-      }
-    }
+    if (cand.usable) order.push_back(plan.candidates.size());
     plan.candidates.push_back(std::move(cand));
+  }
+  if (order.size() > 1) {
+    // Smallest first, so that the others can stop counting early; name order breaks ties.
+    for (std::size_t i : order) plan.candidates[i].approx_bytes = approximate_bytes(s, plan.candidates[i].ranges);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return plan.candidates[a].approx_bytes < plan.candidates[b].approx_bytes;
+    });
+  }
+  std::uint64_t best = plan.cap;  // the fewest keys of a candidate counted so far
+  for (std::size_t i : order) {
+    index_candidate& cand = plan.candidates[i];
+    // The estimate is an exact count up to `limit`; the entries of a small candidate are
+    // kept, so that fetching its documents needs no second scan.
+    const std::uint64_t limit = exact_estimates ? plan.cap : best;
+    cand.ids_complete = true;
+    auto st = scan_ranges(s, ro, cand.ranges, scan_control{}, [&](const rocksdb::Slice& v) {
+      if (++cand.estimate <= k_keep_ids) {
+        cand.ids.push_back(v.ToString());
+      } else if (cand.ids_complete) {
+        cand.ids_complete = false;
+        cand.ids = {};
+      }
+      return cand.estimate <= limit;
+    });
+    if (!st) return std::move(st).error();
+    if (cand.estimate > limit) {  // stopped early: the kept entries are not all of them
+      cand.ids_complete = false;
+      cand.ids = {};
+    }
+    if (cand.estimate > plan.cap) {
+      cand.over_cap = true;
+      cand.reason = "not selective: more than " + std::to_string(plan.cap) +
+                    " keys (half the collection) would be read; a full scan is cheaper";
+    } else if (cand.estimate > limit) {
+      cand.partial = true;  // more keys than an earlier candidate: it cannot win
+    } else {
+      best = std::min(best, cand.estimate);
+    }
   }
   if (plan.chosen_kind == query_plan::kind::id_lookup) return plan;
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
@@ -235,11 +281,15 @@ result<std::vector<std::string>> scan_candidate(const store::impl& s, const rock
                                                 const index_candidate& cand, const scan_control& control,
                                                 std::uint64_t* keys_examined) {
   std::vector<std::string> ids;
-  auto st = scan_ranges(s, ro, cand.ranges, control, [&](const rocksdb::Slice& v) {
-    ids.push_back(v.ToString());
-    return true;
-  });
-  if (!st) return std::move(st).error();
+  if (cand.ids_complete) {
+    ids = cand.ids;  // the planner's scan kept every entry
+  } else {
+    auto st = scan_ranges(s, ro, cand.ranges, control, [&](const rocksdb::Slice& v) {
+      ids.push_back(v.ToString());
+      return true;
+    });
+    if (!st) return std::move(st).error();
+  }
   if (keys_examined != nullptr) *keys_examined = ids.size();
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -261,8 +311,11 @@ result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s
                                                             const catalog_entry& c, const document& filter,
                                                             const scan_control& control) {
   using out_t = std::optional<std::vector<std::string>>;
-  if (filter.empty() || !has_indexes(s, ro, c.id)) return out_t{};
-  auto plan = plan_query(s, ro, c, filter);
+  if (filter.empty()) return out_t{};
+  auto defs = read_index_defs(s, ro, c.id);
+  if (!defs) return std::move(defs).error();
+  if (defs->empty()) return out_t{};
+  auto plan = plan_query(s, ro, c, filter, std::move(*defs));
   if (!plan) return std::move(plan).error();
   if (plan->chosen_kind != query_plan::kind::index_scan) return out_t{};
   auto ids = scan_candidate(s, ro, plan->candidates[static_cast<std::size_t>(plan->chosen)], control);

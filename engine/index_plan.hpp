@@ -59,10 +59,18 @@ struct index_candidate {
   document bounds;                  // field -> [interval texts]
   std::uint64_t estimate = 0;       // keys in the ranges, counted up to the cap
   bool over_cap = false;
+  // Counting stopped once this candidate had more keys than an already counted one (so it
+  // cannot be chosen): `estimate` is then a lower bound (that count plus one).
+  bool partial = false;
+  std::uint64_t approx_bytes = 0;   // RocksDB's approximate size of the ranges (counting order)
   // The ranges hold exactly one key per matching document (exact predicates on bound fields
   // only, not multikey, not partial): count_documents may count keys without fetching.
   bool covers_count = false;
   bool single_prefix = false;       // the equality fields pin one value each (no $in of several)
+  // The entries' values (docs-key suffixes) in scan order, when the planner's count read
+  // all of them and there were few (scan_candidate then reads nothing again).
+  std::vector<std::string> ids;
+  bool ids_complete = false;
 };
 
 struct query_plan {
@@ -76,12 +84,16 @@ struct query_plan {
   std::vector<predicate> predicates;
 };
 
-// Whether collection `c` has any secondary index (a cheap check before planning).
-bool has_indexes(const store::impl& s, const rocksdb::ReadOptions& ro, std::uint32_t collection_id);
-
 // Plans `filter` on collection `c`. The filter must compile (callers check first).
+// Candidates are counted smallest approximate size first; with `exact_estimates` false a
+// later one is counted only until it has more keys than the best so far (partial): the
+// choice is the same, only the losers' counts are cut short. explain, suggest_indexes and
+// diagnose ask for exact counts.
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
-                              const document& filter);
+                              const document& filter, bool exact_estimates = false);
+// The same with the collection's index definitions already read (read_index_defs).
+result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
+                              const document& filter, std::vector<index_def> defs, bool exact_estimates = false);
 
 // The docs-key suffixes (keystring(_id)) the chosen candidate's ranges hold, sorted and
 // distinct; `keys_examined` counts the entries read.

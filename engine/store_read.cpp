@@ -310,8 +310,14 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
   std::uint64_t n = 0;
   collection_scan scan(*impl_, snap, collection, **entry, control);
   std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
-  if (point_of(match) == nullptr && has_indexes(*impl_, snap.read_options(), (*entry)->id)) {
-    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec);
+  std::vector<index_def> defs;
+  if (point_of(match) == nullptr) {
+    auto d = read_index_defs(*impl_, snap.read_options(), (*entry)->id);
+    if (!d) return std::move(d).error();
+    defs = std::move(*d);
+  }
+  if (!defs.empty()) {
+    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec, std::move(defs));
     if (!plan) return std::move(plan).error();
     // An index whose ranges hold exactly one key per match counts without fetching (even
     // when it is too wide to be chosen for fetching documents).
@@ -323,8 +329,9 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
       if (covering == nullptr && c.usable && c.covers_count) covering = &c;
     }
     if (covering != nullptr) {
-      // The planner counted the keys already unless it stopped at its cap.
-      if (!covering->over_cap) return covering->estimate;
+      // The planner counted the keys already unless it stopped at its cap or once the
+      // candidate had more keys than another.
+      if (!covering->over_cap && !covering->partial) return covering->estimate;
       return count_keys(*impl_, snap.read_options(), *covering, control);
     }
     if (plan->chosen_kind == query_plan::kind::index_scan) {

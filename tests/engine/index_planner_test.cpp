@@ -195,3 +195,80 @@ TEST_CASE("an index in the sort's order streams a limited sorted find, keyset pa
   REQUIRE(second.ok());
   CHECK(second->ndjson == "{\"c\":97}\n{\"c\":96}\n");
 }
+
+TEST_CASE("the planner sees at once an index created, made multikey by a write, and dropped") {
+  fresh_store s;
+  std::vector<document> all;
+  for (int i = 0; i < 10; ++i) all.push_back(doc("{\"_id\":" + std::to_string(i) + ",\"x\":" + std::to_string(i) + "}"));
+  REQUIRE(s->insert_many("t", std::move(all)).ok());
+  const std::string range = R"({"x":{"$in":[2,3,4]}})";
+  CHECK(explain(s, range).text("plan") == "\"full scan\"");
+  REQUIRE(s->create_index("t", spec({{"x", 1}})).ok());
+  auto before = explain(s, range);
+  CHECK(before.text("index") == "\"x_1\"");
+  CHECK(before.text("countFromIndex") == "true");
+  CHECK(*s->count("t", doc(range)) == 3);
+  // Two keys for one document: counting keys would now say 5.
+  REQUIRE(s->insert("t", doc(R"({"_id":100,"x":[3,4]})")).ok());
+  CHECK(explain(s, range).text("countFromIndex") == "false");
+  CHECK(*s->count("t", doc(range)) == 4);
+  CHECK(find_all(*s, "t", find_options{doc(R"({"x":4})")}) == "{\"_id\":4,\"x\":4}\n{\"_id\":100,\"x\":[3,4]}\n");
+  REQUIRE(s->drop_index("t", "x_1").ok());
+  CHECK(explain(s, range).text("plan") == "\"full scan\"");
+  CHECK(*s->count("t", doc(range)) == 4);
+}
+
+TEST_CASE("a count from index keys stays in the value's type bracket and never counts a partial index") {
+  fresh_store s;
+  std::vector<document> all;
+  const char* values[] = {"1", "2.5", "\"3\"", "null", "true", "4", "{\"$numberLong\":\"5\"}", "[]", "\"a\"", "6"};
+  for (int i = 0; i < 10; ++i) {
+    all.push_back(doc("{\"_id\":" + std::to_string(i) + ",\"v\":" + values[i] + ",\"even\":" +
+                      (i % 2 == 0 ? "true" : "false") + "}"));
+  }
+  REQUIRE(s->insert_many("t", std::move(all)).ok());
+  auto partial = spec({{"v", 1}}, "v_even");
+  partial.partial_filter = doc(R"({"even":true})");
+  REQUIRE(s->create_index("t", partial).ok());
+  // The partial index is used (the query implies its filter) but its keys are not the count.
+  auto p = explain(s, R"({"v":{"$gte":1},"even":true})");
+  CHECK(p.text("index") == "\"v_even\"");
+  CHECK(p.text("countFromIndex") == "false");
+  CHECK(*s->count("t", doc(R"({"v":{"$gte":1},"even":true})")) == 2);  // 1 and NumberLong(5)
+  REQUIRE(s->drop_index("t", "v_even").ok());
+  // An empty array makes an index multikey: a collection without one for the covered count.
+  std::vector<document> flat;
+  for (int i = 0; i < 10; ++i) {
+    if (i == 7) continue;  // the empty array
+    flat.push_back(doc("{\"_id\":" + std::to_string(i) + ",\"v\":" + values[i] + "}"));
+  }
+  REQUIRE(s->insert_many("u", std::move(flat)).ok());
+  REQUIRE(s->create_index("u", spec({{"v", 1}})).ok());
+  auto e = s->explain("u", doc(R"({"v":{"$gte":2,"$lte":5}})"), {});
+  REQUIRE(e.ok());
+  CHECK(to_json(*find_field(*e, "countFromIndex")) == "true");
+  CHECK(*s->count("u", doc(R"({"v":{"$gte":2,"$lte":5}})")) == 3);  // 2.5, 4, NumberLong(5); not "3"
+  CHECK(*s->count("u", doc(R"({"v":{"$gte":"0","$lt":"z"}})")) == 2);  // "3", "a"
+  CHECK(*s->count("u", doc(R"({"v":null})")) == 1);
+}
+
+TEST_CASE("an index scan with many entries and one with few return the same documents as a full scan") {
+  fresh_store s;
+  std::vector<document> all;
+  for (int i = 0; i < 300; ++i) {
+    all.push_back(doc("{\"_id\":" + std::to_string(299 - i) + ",\"g\":" + std::to_string(i % 3) + ",\"h\":" +
+                      std::to_string(i % 100) + "}"));
+  }
+  REQUIRE(s->insert_many("t", std::move(all)).ok());
+  const std::string many = R"({"g":1,"h":{"$gte":0}})", few = R"({"h":{"$in":[7,8]},"g":{"$gte":0}})";
+  const std::string many_plain = find_all(*s, "t", find_options{doc(many)});
+  const std::string few_plain = find_all(*s, "t", find_options{doc(few)});
+  REQUIRE(s->create_index("t", spec({{"g", 1}})).ok());
+  REQUIRE(s->create_index("t", spec({{"h", 1}})).ok());
+  CHECK(explain(s, many).text("keysExamined") == "100");
+  CHECK(explain(s, few).text("keysExamined") == "6");
+  CHECK(find_all(*s, "t", find_options{doc(many)}) == many_plain);
+  CHECK(find_all(*s, "t", find_options{doc(few)}) == few_plain);
+  CHECK(std::count(few_plain.begin(), few_plain.end(), '\n') == 6);
+  CHECK(*s->count("t", doc(many)) == 100);
+}
