@@ -338,6 +338,8 @@ result<std::string> to_bson(const document& doc) {
   return std::string(reinterpret_cast<const char*>(bson_get_data(b)), b->len);
 }
 
+bool bson_text_is_utf8(const char* s, std::size_t n, bool allow_null) { return valid_utf8(s, n, allow_null); }
+
 bool decode_bson_element(const bson_iter_t& it, value& out, int depth) {
   if (depth > max_nesting) return false;
   const char* key = bson_iter_key(&it);

@@ -105,6 +105,9 @@ class store {
 
   // The document with `_id` equal (by value: 1 == 1.0) to `id`, or nullopt.
   result<std::optional<document>> get(std::string_view collection, const value& id) const;
+  // The same document as its relaxed Extended JSON text (to_json), written straight from the
+  // stored bytes when they hold only the common types (engine/bson_json.hpp).
+  result<std::optional<std::string>> get_json(std::string_view collection, const value& id) const;
 
   // Every cataloged collection in name order with its document count (kept as a counter).
   result<std::vector<collection_info>> collections() const;

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "engine/bson_codec.hpp"
+#include "engine/bson_json.hpp"
 #include "engine/ejson.hpp"
 #include "engine/expr.hpp"
 #include "engine/filter.hpp"
@@ -169,6 +170,25 @@ result<std::optional<document>> store::get(std::string_view collection, const va
   if (!entry) return std::move(entry).error();
   if (!entry->has_value()) return std::optional<document>{};
   return impl_->read_document(ro, collection, (*entry)->id, id);
+}
+
+result<std::optional<std::string>> store::get_json(std::string_view collection, const value& id) const {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  snapshot_guard snap(impl_->db);
+  auto ro = snap.read_options();
+  auto entry = impl_->lookup(ro, collection, /*with_count=*/false);
+  if (!entry) return std::move(entry).error();
+  if (!entry->has_value()) return std::optional<std::string>{};
+  const std::string key = doc_key((*entry)->id, id);
+  rocksdb::PinnableSlice bytes;  // released before the snapshot (declared after it)
+  auto st = impl_->db->Get(ro, impl_->docs, key, &bytes);
+  if (st.IsNotFound()) return std::optional<std::string>{};
+  if (!st.ok()) return storage_error(impl_->path, "read", st);
+  std::string text;
+  if (append_bson_json(text, bytes.ToStringView())) return std::optional<std::string>(std::move(text));
+  auto doc = from_bson(bytes.ToStringView());
+  if (!doc) return corrupt_document(collection, key.substr(4), doc.error());
+  return std::optional<std::string>(to_json(*doc));
 }
 
 result<find_page> store::find(std::string_view collection, const find_options& options,

@@ -35,10 +35,10 @@ tool_result get_tool(engine::store_registry& stores, const bj::object& args, mcp
   if (!coll) return tool_result::failure(coll.error().message);
   auto id = id_arg(args, "id");
   if (!id) return tool_result::failure(id.error().message);
-  auto doc = (*st)->get(*coll, *id);
-  if (!doc) return tool_result::failure(doc.error().message);
-  if (!doc->has_value()) return tool_result::text("null");
-  return tool_result::text(engine::to_json(**doc));
+  auto text = (*st)->get_json(*coll, *id);
+  if (!text) return tool_result::failure(text.error().message);
+  if (!text->has_value()) return tool_result::text("null");
+  return tool_result::text(std::move(**text));
 }
 
 tool_result inspect_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
