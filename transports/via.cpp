@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <openssl/crypto.h>
 #include <openssl/ssl.h>
 
 #include <boost/asio/connect.hpp>
@@ -81,6 +82,10 @@ class bridge {
     lock.unlock();
     std::thread([this, line = std::move(line), id]() mutable {
       post(std::move(line), id, false);
+      // This thread's OpenSSL state is freed now, before finish() can see it done: left to the
+      // thread's exit, its cleanup could run after the main thread began the process's exit
+      // and tore OpenSSL down (a crash at exit, seen under load).
+      OPENSSL_thread_stop();
       std::lock_guard done(mu_);
       --running_;
       cv_.notify_all();
