@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <condition_variable>
 #include <cstdlib>
 #include <future>
 #include <mutex>
@@ -25,35 +26,69 @@ namespace asio = boost::asio;
 
 namespace detail {
 
-// Writes whole lines to one fd under a mutex; after the first failed write (the client went
-// away) further output is dropped.
+// Writes whole lines to one fd, in the order write_line is called. While one thread is in
+// write(2), lines from other threads queue and leave with its next write: a busy session makes
+// one syscall for several replies, an idle one sends each reply at once. After the first failed
+// write (the client went away) further output is dropped. drain() waits until every queued
+// line has left (or failed), so that nothing is lost at the end of input.
 class line_writer {
  public:
   explicit line_writer(int fd) : fd_(fd) {}
 
   void write_line(std::string message) {
     message.push_back('\n');
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     if (broken_) return;
-    const char* p = message.data();
-    std::size_t left = message.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        broken_ = true;
-        log::warning("stdout closed; dropping further output");
-        return;
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
+    if (pending_.empty() && !writing_) {
+      pending_.swap(message);  // the usual idle case: no copy
+    } else {
+      pending_.append(message);
     }
+    if (writing_) return;  // the thread in write(2) sends it next
+    writing_ = true;
+    while (!pending_.empty() && !broken_) {
+      sending_.swap(pending_);
+      lock.unlock();
+      const bool ok = write_all(sending_);
+      lock.lock();
+      if (sending_.capacity() > (1u << 20)) sending_ = std::string();  // do not keep a huge reply's buffer
+      sending_.clear();
+      if (!ok) {
+        broken_ = true;
+        pending_.clear();
+        log::warning("stdout closed; dropping further output");
+      }
+    }
+    writing_ = false;
+    idle_.notify_all();
+  }
+
+  void drain() {
+    std::unique_lock lock(mu_);
+    idle_.wait(lock, [&] { return !writing_; });
   }
 
  private:
+  bool write_all(const std::string& bytes) {
+    const char* p = bytes.data();
+    std::size_t left = bytes.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
   std::mutex mu_;
+  std::condition_variable idle_;
   int fd_;
   bool broken_ = false;
+  bool writing_ = false;
+  std::string pending_;  // lines waiting for the writing thread
+  std::string sending_;  // what the writing thread is sending (only it touches this)
 };
 
 stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceiling, stdio_options options,
@@ -85,6 +120,7 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
     // End of input: every line has been dispatched; wait for running calls.
     sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
     sess->wait_idle();
+    writer->drain();  // the last replies may still be leaving from another thread
     asio::post(ioc, on_input_end_);
   });
 }
@@ -98,7 +134,10 @@ void stdio_link::cancel_all() {
   stopping_->store(true);
   session_->cancel_all();
 }
-void stdio_link::wait_idle() { session_->wait_idle(); }
+void stdio_link::wait_idle() {
+  session_->wait_idle();
+  writer_->drain();
+}
 void stdio_link::join() {
   if (reader_.joinable()) reader_.join();
 }
