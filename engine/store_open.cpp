@@ -26,13 +26,19 @@ namespace fs = std::filesystem;
 using namespace detail;
 
 constexpr const char* k_cf_meta = "meta";
-// Per open store, shared by its families: an upper bound, filled only by blocks actually read.
-constexpr std::size_t k_block_cache_bytes = 32 << 20;
+// One block cache for every store the process opens, so that its size stays bounded however
+// many stores an agent touches (an upper bound, filled only by blocks actually read).
+constexpr std::size_t k_block_cache_bytes = 64 << 20;
 constexpr const char* k_cf_docs = "docs";
 constexpr const char* k_cf_idx = "idx";
 constexpr const char* k_cf_oplog = "oplog";
 
 std::string quote(const std::string& path) { return "`" + path + "`"; }
+
+const std::shared_ptr<rocksdb::Cache>& shared_block_cache() {
+  static const std::shared_ptr<rocksdb::Cache> cache = rocksdb::NewLRUCache(k_block_cache_bytes);
+  return cache;
+}
 
 bool supports(rocksdb::CompressionType type) {
   auto all = rocksdb::GetSupportedCompressions();
@@ -42,7 +48,9 @@ bool supports(rocksdb::CompressionType type) {
 rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache>& cache) {
   rocksdb::ColumnFamilyOptions o;
   // Memtables grow only with writes; a large one means fewer flushes and less rewriting on
-  // bulk loads. The store-wide cap (db_options) bounds all four families together.
+  // bulk loads. The store-wide cap (db_options) bounds all four families together. (Not one
+  // budget for every store: RocksDB would then make the store being written flush its small
+  // memtables while an idle store holds most of the budget.)
   o.write_buffer_size = 32 << 20;
   o.max_write_buffer_number = 2;
   o.level_compaction_dynamic_level_bytes = true;
@@ -153,7 +161,7 @@ status open_database(store::impl& s, const fs::path& dir) {
   for (const char* ours : {k_cf_docs, k_cf_idx, k_cf_oplog}) {
     if (std::find(names.begin(), names.end(), ours) == names.end()) names.emplace_back(ours);
   }
-  auto cache = rocksdb::NewLRUCache(k_block_cache_bytes);
+  const auto& cache = shared_block_cache();
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const auto& n : names) families.emplace_back(n, family_options(cache));
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
