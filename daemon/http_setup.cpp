@@ -78,18 +78,13 @@ result<transports::http_options> http_options_of(const config::settings& s, cons
   http.tls_cert = s.http.tls_cert.string();
   http.tls_key = s.http.tls_key.string();
   http.no_auth = no_auth;
+  auth::token_set tokens;
   if (!no_auth) {
-    auto tokens = tokens_of(s);
-    if (!tokens) return std::move(tokens).error();
-    http.tokens = std::move(*tokens);
+    auto configured = tokens_of(s);
+    if (!configured) return std::move(configured).error();
+    tokens = std::move(*configured);
   }
-  http.allow_origins = s.http.allow_origins;
-  http.allow_hosts = s.http.allow_hosts;
-  http.max_body_bytes = s.http.max_body_bytes;
-  http.max_sessions = s.http.max_sessions;
-  http.max_connections = s.http.max_connections;
-  http.session_idle = s.http.session_idle;
-  http.sse_keepalive = s.http.sse_keepalive;
+  transports::apply_reloadable(http, reloadable_of(s, std::move(tokens)));
   http.shutdown_deadline = s.http.shutdown_deadline;
   http.event_log_events = s.http.event_log_events;
   http.event_log_bytes = s.http.event_log_bytes;

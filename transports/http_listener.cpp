@@ -88,20 +88,15 @@ void wait_for_hangup(loop_state& st) {
       log::error(std::string("SIGHUP: reload failed, keeping the current settings: ") + ex.what());
     }
     if (next) {
-      ctx.gate.tokens = std::move(next->tokens);
+      apply_reloadable(ctx.options, std::move(*next));
+      const auto& o = ctx.options;
+      ctx.gate.tokens = o.tokens;
       ++ctx.gate.tokens_generation;  // connections forget the tokens they accepted
-      ctx.gate.origins.allowed_origins = with_extra(next->allow_origins, st.extra_origins);
-      ctx.gate.origins.allowed_hosts = with_extra(next->allow_hosts, st.extra_hosts);
-      ctx.gate.max_body_bytes = next->max_body_bytes;
-      ctx.options.allow_origins = std::move(next->allow_origins);
-      ctx.options.allow_hosts = std::move(next->allow_hosts);
-      ctx.options.max_body_bytes = next->max_body_bytes;
-      ctx.options.max_connections = next->max_connections;
-      ctx.options.max_sessions = next->max_sessions;
-      ctx.options.session_idle = next->session_idle;
-      ctx.options.sse_keepalive = next->sse_keepalive;
-      ctx.sessions.set_limits(next->max_sessions,
-                              std::chrono::duration_cast<std::chrono::milliseconds>(next->session_idle).count());
+      ctx.gate.origins.allowed_origins = with_extra(o.allow_origins, st.extra_origins);
+      ctx.gate.origins.allowed_hosts = with_extra(o.allow_hosts, st.extra_hosts);
+      ctx.gate.max_body_bytes = o.max_body_bytes;
+      ctx.sessions.set_limits(o.max_sessions,
+                              std::chrono::duration_cast<std::chrono::milliseconds>(o.session_idle).count());
     }
     wait_for_hangup(st);
   });
@@ -293,6 +288,17 @@ void http_listener::shut_down(std::function<void()> done) {
 void http_listener::finish() { st_->ctx->sessions.close_all(); }
 
 }  // namespace detail
+
+void apply_reloadable(http_options& o, http_reloadable r) {
+  o.tokens = std::move(r.tokens);
+  o.allow_origins = std::move(r.allow_origins);
+  o.allow_hosts = std::move(r.allow_hosts);
+  o.max_body_bytes = r.max_body_bytes;
+  o.max_connections = r.max_connections;
+  o.max_sessions = r.max_sessions;
+  o.session_idle = r.session_idle;
+  o.sse_keepalive = r.sse_keepalive;
+}
 
 int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options) {
   std::signal(SIGPIPE, SIG_IGN);

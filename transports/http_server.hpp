@@ -96,6 +96,10 @@ struct http_options {
   std::function<void()> on_stopped;
 };
 
+// Sets the fields of `o` that a SIGHUP reload may change (the tokens included) from `r`:
+// one place for the start-up settings and for every reload.
+void apply_reloadable(http_options& o, http_reloadable r);
+
 // Serves until SIGTERM or SIGINT, then shuts down gracefully (stop accepting, let in-flight
 // calls finish up to shutdown_deadline, end SSE streams, keep live session records).
 // Returns 0 after a clean stop, 1 when the address cannot be bound or is refused, or the TLS
