@@ -67,4 +67,8 @@ result<boost::json::object> admin_request(const std::filesystem::path& socket, c
 status admin_watch(const std::filesystem::path& socket,
                    const std::function<bool(const boost::json::object&)>& on_update);
 
+// One JSON object and a newline, sent whole on the admin socket (both ends use it).
+// False when the peer went away.
+bool admin_send_line(int fd, const boost::json::object& message);
+
 }  // namespace omgdb::sql

@@ -38,20 +38,6 @@ int connect_to(const fs::path& socket) {
   return fd;
 }
 
-bool send_line(int fd, const bj::object& request) {
-  std::string text = json::serialize(request) + "\n";
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::send(fd, p, left, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 // Reads one line; `timeout_ms` < 0 waits forever. Empty optional on EOF/timeout/error.
 std::optional<std::string> read_line(int fd, std::string& buf, int timeout_ms) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -81,6 +67,20 @@ std::optional<std::string> read_line(int fd, std::string& buf, int timeout_ms) {
 
 }  // namespace
 
+bool admin_send_line(int fd, const bj::object& message) {
+  std::string text = json::serialize(message) + "\n";
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::send(fd, p, left, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 std::vector<fs::path> admin_sockets(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -104,7 +104,7 @@ result<bj::object> admin_request(const fs::path& socket, const bj::object& reque
   if (fd < 0) return make_error("cannot reach " + socket.string() + ": " + std::strerror(errno));
   std::string buf;
   std::optional<std::string> line;
-  if (send_line(fd, request)) line = read_line(fd, buf, 5000);
+  if (admin_send_line(fd, request)) line = read_line(fd, buf, 5000);
   ::close(fd);
   if (!line) return make_error("no answer from " + socket.string());
   auto v = json::parse_strict(*line);
@@ -117,7 +117,7 @@ status admin_watch(const fs::path& socket, const std::function<bool(const bj::ob
   if (fd < 0) return make_error("cannot reach " + socket.string() + ": " + std::strerror(errno));
   std::string buf;
   status result_status;
-  if (!send_line(fd, bj::object{{"op", "watch"}})) result_status = make_error("cannot send to " + socket.string());
+  if (!admin_send_line(fd, bj::object{{"op", "watch"}})) result_status = make_error("cannot send to " + socket.string());
   while (result_status) {
     auto line = read_line(fd, buf, -1);
     if (!line) break;

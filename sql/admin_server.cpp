@@ -46,20 +46,6 @@ constexpr std::size_t max_line = 64 * 1024;
 
 bj::object refuse(std::string message) { return bj::object{{"ok", false}, {"error", std::move(message)}}; }
 
-bool write_all(int fd, std::string text) {
-  text.push_back('\n');
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::send(fd, p, left, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 bool peer_is_owner(int fd) {
   struct ucred cred{};
   socklen_t len = sizeof cred;
@@ -132,7 +118,7 @@ struct admin_server::impl {
         std::uint64_t now = queue.wait_change(seen, std::chrono::milliseconds(200));
         if (now != seen) {
           seen = now;
-          if (!write_all(fd, json::serialize(admin_answer(queue, bj::object{{"op", "watch"}})))) break;
+          if (!admin_send_line(fd, admin_answer(queue, bj::object{{"op", "watch"}}))) break;
         }
       }
       pollfd p{fd, POLLIN, 0};
@@ -143,7 +129,7 @@ struct admin_server::impl {
       if (n <= 0) break;
       buf.append(chunk, static_cast<std::size_t>(n));
       if (buf.size() > max_line) {
-        write_all(fd, json::serialize(refuse("request line too long")));
+        admin_send_line(fd, refuse("request line too long"));
         break;
       }
       std::size_t nl;
@@ -162,7 +148,7 @@ struct admin_server::impl {
             seen = queue.wait_change(0, std::chrono::milliseconds(0));
           }
         }
-        if (!write_all(fd, json::serialize(answer))) break;
+        if (!admin_send_line(fd, answer)) break;
       }
     }
     ::close(fd);
@@ -182,7 +168,7 @@ struct admin_server::impl {
         continue;
       }
       if (live >= max_clients) {
-        write_all(fd, json::serialize(refuse("too many admin clients")));
+        admin_send_line(fd, refuse("too many admin clients"));
         ::close(fd);
         continue;
       }
