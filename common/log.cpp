@@ -1,4 +1,5 @@
 #include "common/log.hpp"
+#include "common/fd_io.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -111,15 +112,6 @@ std::size_t line_prefix(char* out) noexcept {
   return len + c.pid_len;
 }
 
-void write_all(const char* p, std::size_t left) noexcept {
-  while (left > 0) {
-    ssize_t n = ::write(2, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-}
 
 }  // namespace
 
@@ -153,7 +145,7 @@ void write(level l, std::string_view message) noexcept {
   std::memcpy(p, message.data(), message.size());
   p += message.size();
   *p++ = '\n';
-  write_all(buf, total);
+  fd_io::write_all(2, std::string_view(buf, total));
 }
 
 }  // namespace omgdb::log

@@ -1,4 +1,5 @@
 #include "sql/worksheet.hpp"
+#include "common/fd_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -61,19 +62,11 @@ status write_private_file(const fs::path& file, std::string_view text) {
   tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return make_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return make_error("cannot write " + tmp.string() + ": " + why);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
+  if (!fd_io::write_all(fd, text)) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return make_error("cannot write " + tmp.string() + ": " + why);
   }
   ::fchmod(fd, 0600);
   ::close(fd);

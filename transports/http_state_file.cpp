@@ -1,4 +1,5 @@
 #include "transports/http_state_file.hpp"
+#include "common/fd_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -111,18 +112,10 @@ status save_records(const std::string& dir, const std::vector<session_record>& r
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return make_error("cannot write " + tmp + ": " + errno_text());
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string why = errno_text();
-      ::close(fd);
-      return make_error("cannot write " + tmp + ": " + why);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
+  if (!fd_io::write_all(fd, text)) {
+    std::string why = errno_text();
+    ::close(fd);
+    return make_error("cannot write " + tmp + ": " + why);
   }
   ::fsync(fd);
   ::close(fd);

@@ -19,6 +19,7 @@
 #include <boost/asio/signal_set.hpp>
 
 #include "common/log.hpp"
+#include "common/fd_io.hpp"
 #include "mcp/session.hpp"
 
 namespace omgdb::transports {
@@ -49,7 +50,7 @@ class line_writer {
     while (!pending_.empty() && !broken_) {
       sending_.swap(pending_);
       lock.unlock();
-      const bool ok = write_all(sending_);
+      const bool ok = fd_io::write_all(fd_, sending_);
       lock.lock();
       if (sending_.capacity() > (1u << 20)) sending_ = std::string();  // do not keep a huge reply's buffer
       sending_.clear();
@@ -69,19 +70,6 @@ class line_writer {
   }
 
  private:
-  bool write_all(const std::string& bytes) {
-    const char* p = bytes.data();
-    std::size_t left = bytes.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-
   std::mutex mu_;
   std::condition_variable idle_;
   int fd_;

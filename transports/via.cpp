@@ -1,5 +1,6 @@
 // omgdb transports — the stdio-to-HTTP bridge (`omgdb mcp --via URL`); see via.hpp.
 #include "transports/via.hpp"
+#include "common/fd_io.hpp"
 #include "transports/line_reader.hpp"
 
 #include <unistd.h>
@@ -118,13 +119,7 @@ class bridge {
     std::string line(text);
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     line.push_back('\n');
-    std::size_t off = 0;
-    while (off < line.size()) {
-      ssize_t n = ::write(o_.out_fd, line.data() + off, line.size() - off);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;
-      off += static_cast<std::size_t>(n);
-    }
+    fd_io::write_all(o_.out_fd, line);  // a client that went away: nothing more to do
   }
 
   void reply_error(const boost::json::value& id, const std::string& message) {
