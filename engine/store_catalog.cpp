@@ -190,18 +190,52 @@ result<std::uint32_t> decode_catalog(const std::string& path, std::string_view n
 
 }  // namespace
 
+namespace {
+
+constexpr std::size_t k_catalog_memo_entries = 1024;  // names remembered; then forgotten at once
+
+}  // namespace
+
 result<std::optional<catalog_entry>> store::impl::lookup(const rocksdb::ReadOptions& ro, std::string_view name,
                                                          bool with_count) const {
+  // Under a snapshot, a previous answer at the same sequence number is this one (see
+  // catalog_memo); without one (writers: the latest state) always read.
+  const bool memo = ro.snapshot != nullptr;
+  const std::uint64_t seq = memo ? ro.snapshot->GetSequenceNumber() : 0;
+  if (memo) {
+    std::lock_guard lock(catalog_memo_mu);
+    if (auto it = catalog_memo.find(name); it != catalog_memo.end() && it->second.seq == seq) {
+      const catalog_memo_entry& e = it->second;
+      if (!e.exists) return std::optional<catalog_entry>{};
+      if (e.counted || !with_count) {
+        return std::optional<catalog_entry>(catalog_entry{std::string(name), e.id, with_count ? e.documents : 0});
+      }
+    }
+  }
   std::string v;
   auto st = db->Get(ro, meta, catalog_key(name), &v);
-  if (st.IsNotFound()) return std::optional<catalog_entry>{};
-  if (!st.ok()) return storage_error(path, "read", st);
-  auto id = decode_catalog(path, name, v);
-  if (!id) return std::move(id).error();
-  if (!with_count) return std::optional<catalog_entry>(catalog_entry{std::string(name), *id, 0});
-  auto count = read_count(ro, *id);
-  if (!count) return std::move(count).error();
-  return std::optional<catalog_entry>(catalog_entry{std::string(name), *id, *count});
+  if (!st.ok() && !st.IsNotFound()) return storage_error(path, "read", st);
+  catalog_memo_entry e;
+  e.seq = seq;
+  if (st.ok()) {
+    auto id = decode_catalog(path, name, v);
+    if (!id) return std::move(id).error();
+    e.exists = true;
+    e.id = *id;
+    if (with_count) {
+      auto count = read_count(ro, *id);
+      if (!count) return std::move(count).error();
+      e.counted = true;
+      e.documents = *count;
+    }
+  }
+  if (memo) {
+    std::lock_guard lock(catalog_memo_mu);
+    if (catalog_memo.size() >= k_catalog_memo_entries) catalog_memo.clear();
+    catalog_memo.insert_or_assign(std::string(name), e);
+  }
+  if (!e.exists) return std::optional<catalog_entry>{};
+  return std::optional<catalog_entry>(catalog_entry{std::string(name), e.id, e.documents});
 }
 
 result<std::vector<catalog_entry>> store::impl::list(const rocksdb::ReadOptions& ro) const {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -75,6 +76,17 @@ struct catalog_entry {
   std::uint64_t documents = 0;
 };
 
+// One collection's catalog entry (and, when `counted`, its document counter) as read under a
+// snapshot of sequence number `seq`; `exists` false records that there was none
+// (store_catalog.cpp).
+struct catalog_memo_entry {
+  std::uint64_t seq = 0;
+  bool exists = false;
+  bool counted = false;
+  std::uint32_t id = 0;
+  std::uint64_t documents = 0;
+};
+
 // A released-on-scope-exit RocksDB snapshot. Declare it before any iterator reading through
 // it, so the iterator is destroyed first.
 class snapshot_guard {
@@ -113,6 +125,12 @@ struct store::impl {
   std::mutex writer;
   std::uint64_t last_seq = 0;
   std::uint64_t last_batch = 0;
+
+  // lookup()'s answers per collection name, reused by a later lookup under a snapshot of the
+  // same sequence number: the same sequence number is the same state of this open database
+  // (every write moves it on), so a read never sees a catalog other than its snapshot's.
+  mutable std::mutex catalog_memo_mu;
+  mutable std::map<std::string, detail::catalog_memo_entry, std::less<>> catalog_memo;
 
   impl() = default;
   impl(const impl&) = delete;
