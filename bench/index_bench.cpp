@@ -4,6 +4,7 @@
 // bench/bench_index.py runs it on the file it generates (bench/run.sh BIN --index).
 //
 // Usage: index_bench DOCS.jsonl WORKDIR [--queries Q] [--seed S] [--reuse] [--only point|range|wide]
+//        [--keys N]  (point lookups of the first N documents only: every block cached, for profiles)
 // Loads DOCS.jsonl into WORKDIR/inproc.omgdb (import_jsonl, batches of 1000, then indexes on
 // `k` and `r`) and into WORKDIR/inproc.sqlite (one TEXT column, `json(?)`, 1000 rows per
 // transaction, WAL, synchronous=FULL, then expression indexes), as bench_index.py loads them,
@@ -166,6 +167,7 @@ int main(int argc, char** argv) {
   unsigned seed = 2;
   bool reuse = false;
   std::string only;  // "point", "range" or "wide": run only that query kind (for profiling)
+  std::size_t keys = 0;  // point: draw k from this many documents only (0: all), for cached-block profiles
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reuse") {
@@ -176,6 +178,7 @@ int main(int argc, char** argv) {
     ++i;
     if (a == "--queries") queries = std::atoi(argv[i]);
     else if (a == "--only") only = argv[i];
+    else if (a == "--keys") keys = static_cast<std::size_t>(std::atoll(argv[i]));
     else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(argv[i]));
     else die("unknown option " + a);
   }
@@ -218,7 +221,7 @@ int main(int argc, char** argv) {
   stats o_point, s_point, o_range, s_range, o_get, o_wide, s_wide;
   std::string sink, get_text;
   for (int i = 0; i < queries; ++i) {
-    const std::int64_t k = static_cast<std::int64_t>(rnd() % n) * 7 + 3;
+    const std::int64_t k = static_cast<std::int64_t>(rnd() % (keys > 0 ? std::min(keys, n) : n)) * 7 + 3;
     const std::int64_t a = static_cast<std::int64_t>(rnd() % (1'000'000 - 10'000));
     const std::int64_t k2 = static_cast<std::int64_t>(rnd() % n) * 7 + 3;  // wide: another document
     std::string o_text, s_text, o_wide_text, s_wide_text;

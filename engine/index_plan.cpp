@@ -202,13 +202,18 @@ result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& 
 }
 
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
-                              const document& filter_spec, std::vector<index_def> defs, bool exact_estimates) {
+                              const document& filter_spec, std::vector<index_def> defs, bool exact_estimates,
+                              const filter* compiled) {
   query_plan plan;
   plan.documents = c.documents;
   plan.cap = std::max<std::uint64_t>(c.documents / 2, 1);
   plan.predicates = extract_predicates(filter_spec);
-  auto compiled = filter::compile(filter_spec);
-  if (!compiled) return std::move(compiled).error();
+  std::optional<filter> own;
+  if (compiled == nullptr) {
+    auto f = filter::compile(filter_spec);
+    if (!f) return std::move(f).error();
+    compiled = &own.emplace(std::move(*f));
+  }
   if (const value* id = compiled->id_equality(); id != nullptr && !id->is_array() && id->type() != kind::regex) {
     plan.chosen_kind = query_plan::kind::id_lookup;
   }
@@ -309,13 +314,13 @@ result<std::uint64_t> count_keys(const store::impl& s, const rocksdb::ReadOption
 
 result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s, const rocksdb::ReadOptions& ro,
                                                             const catalog_entry& c, const document& filter,
-                                                            const scan_control& control) {
+                                                            const scan_control& control, const engine::filter* compiled) {
   using out_t = std::optional<std::vector<std::string>>;
   if (filter.empty()) return out_t{};
   auto defs = read_index_defs(s, ro, c.id);
   if (!defs) return std::move(defs).error();
   if (defs->empty()) return out_t{};
-  auto plan = plan_query(s, ro, c, filter, std::move(*defs));
+  auto plan = plan_query(s, ro, c, filter, std::move(*defs), /*exact_estimates=*/false, compiled);
   if (!plan) return std::move(plan).error();
   if (plan->chosen_kind != query_plan::kind::index_scan) return out_t{};
   auto ids = scan_candidate(s, ro, plan->candidates[static_cast<std::size_t>(plan->chosen)], control);

@@ -91,9 +91,11 @@ struct query_plan {
 // diagnose ask for exact counts.
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
                               const document& filter, bool exact_estimates = false);
-// The same with the collection's index definitions already read (read_index_defs).
+// The same with the collection's index definitions already read (read_index_defs), and
+// optionally `filter` already compiled (`compiled`, else it is compiled again).
 result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& ro, const catalog_entry& c,
-                              const document& filter, std::vector<index_def> defs, bool exact_estimates = false);
+                              const document& filter, std::vector<index_def> defs, bool exact_estimates = false,
+                              const engine::filter* compiled = nullptr);
 
 // The docs-key suffixes (keystring(_id)) the chosen candidate's ranges hold, sorted and
 // distinct; `keys_examined` counts the entries read.
@@ -110,7 +112,8 @@ result<std::uint64_t> count_keys(const store::impl& s, const rocksdb::ReadOption
 // scan (or an `_id` lookup, which the callers do themselves).
 result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s, const rocksdb::ReadOptions& ro,
                                                             const catalog_entry& c, const document& filter,
-                                                            const scan_control& control);
+                                                            const scan_control& control,
+                                                            const engine::filter* compiled = nullptr);
 
 // Ranges whose entries list every document `filter` can match exactly once, in the order of
 // `sort` then `_id` ascending (index_order.cpp): a non-multikey, non-partial index whose fields

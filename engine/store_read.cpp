@@ -49,6 +49,19 @@ class page_writer {
               const projection& project)
       : page_(page), max_bytes_(max_bytes), skip_(skip), match_(match), project_(project) {}
 
+  // add() of a stored document's bytes: with no projection they are written as text
+  // directly (no value tree); else, or when that writer declines them, decoded first.
+  result<bool> add_bytes(std::string_view bytes, std::string_view collection, std::string_view key) {
+    line_.clear();
+    value id;
+    if (project_.is_identity() && bson_get_field(bytes, "_id", id) && append_bson_json(line_, bytes)) {
+      return commit_line(std::move(id));
+    }
+    auto doc = from_bson(bytes);
+    if (!doc) return corrupt_document(collection, key, doc.error());
+    return add(*doc);
+  }
+
   // False when the page is full (the document was not added and the page is truncated).
   result<bool> add(const document& doc) {
     line_.clear();
@@ -61,6 +74,13 @@ class page_writer {
       if (!projected) return std::move(projected).error();
       append_json(line_, *projected, ejson_mode::relaxed);
     }
+    const value* id = find_field(doc, "_id");
+    return commit_line(id != nullptr ? *id : value());
+  }
+
+ private:
+  // Appends line_ (one document's text) to the page unless it would overflow it.
+  bool commit_line(value id) {
     line_.push_back('\n');
     // The first document always goes in, so a caller paging with next_skip always advances.
     if (page_.returned > 0 && page_.ndjson.size() + line_.size() > max_bytes_) {
@@ -71,12 +91,10 @@ class page_writer {
     }
     page_.ndjson += line_;
     ++page_.returned;
-    const value* id = find_field(doc, "_id");
-    page_.last_id = id != nullptr ? *id : value();
+    page_.last_id = std::move(id);
     return true;
   }
 
- private:
   find_page& page_;
   std::size_t max_bytes_;
   std::uint64_t skip_;
@@ -223,7 +241,7 @@ result<find_page> store::find(std::string_view collection, const find_options& o
   }
   std::optional<std::vector<std::string>> planned;  // an index's candidates, in `_id` order
   if (point == nullptr && !ordered) {
-    auto ids = planned_ids(*impl_, snap.read_options(), **entry, options.filter, control);
+    auto ids = planned_ids(*impl_, snap.read_options(), **entry, options.filter, control, &match);
     if (!ids) return std::move(ids).error();
     planned = std::move(*ids);
     if (planned) scan.restrict_to(&*planned);
@@ -235,6 +253,46 @@ result<find_page> store::find(std::string_view collection, const find_options& o
       // match past a full page is looked for, so `more` is exact.
       const value* after = options.after_id ? &*options.after_id : nullptr;
       std::uint64_t matched = 0;
+      if (planned) {
+        // An index's candidates: each fetched by key into a pinned slice, matched over its
+        // stored bytes and written as text (page_writer::add_bytes), decoded only when the
+        // raw matcher or the text writer cannot tell.
+        const auto ro = snap.read_options();
+        const std::string after_key = after != nullptr ? encode_key(*after) : std::string();
+        std::string key = docs_prefix((*entry)->id);
+        const std::size_t prefix_size = key.size();
+        rocksdb::PinnableSlice bytes;  // released before the snapshot (declared after it)
+        std::uint64_t seen = 0;
+        for (const auto& id_key : *planned) {
+          if (after != nullptr && id_key <= after_key) continue;
+          if (seen % k_poll_every == 0) {
+            if (auto p = poll(control, seen, planned->size()); !p) return std::move(p).error();
+          }
+          ++seen;
+          key.resize(prefix_size);
+          key += id_key;
+          bytes.Reset();
+          auto got = impl_->db->Get(ro, impl_->docs, key, &bytes);
+          if (got.IsNotFound()) continue;
+          if (!got.ok()) return storage_error(impl_->path, "read", got);
+          const std::string_view raw = bytes.ToStringView();
+          std::optional<bool> ok = match.matches_bson(raw);
+          if (!ok) {
+            auto doc = from_bson(raw);
+            if (!doc) return corrupt_document(collection, id_key, doc.error());
+            ok = match.matches(*doc);
+          }
+          if (!*ok || matched++ < options.skip) continue;
+          if (page.returned >= limit) {
+            page.more = true;
+            break;
+          }
+          auto added = out.add_bytes(raw, collection, id_key);
+          if (!added) return std::move(added).error();
+          if (!*added) break;
+        }
+        return page;
+      }
       auto st = scan.run_matching(match, point, [&](document&& doc) {
         if (matched++ < options.skip) return true;
         if (page.returned >= limit) {
@@ -337,7 +395,7 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
     defs = std::move(*d);
   }
   if (!defs.empty()) {
-    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec, std::move(defs));
+    auto plan = plan_query(*impl_, snap.read_options(), **entry, filter_spec, std::move(defs), false, &match);
     if (!plan) return std::move(plan).error();
     // An index whose ranges hold exactly one key per match counts without fetching (even
     // when it is too wide to be chosen for fetching documents).

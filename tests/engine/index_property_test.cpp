@@ -18,7 +18,10 @@ class generator {
   int pick(int n) { return static_cast<int>(rng_() % static_cast<std::uint64_t>(n)); }
 
   std::string scalar() {
-    switch (pick(8)) {
+    switch (pick(10)) {
+      // Types the direct BSON-to-text writer leaves to the decoding path.
+      case 8: return "{\"$numberDecimal\":\"" + std::to_string(pick(20)) + ".25\"}";
+      case 9: return pick(2) ? R"({"$binary":{"base64":"AQI=","subType":"00"}})" : R"({"$numberDouble":"NaN"})";
       case 0: return "null";
       case 1: return std::to_string(pick(20));
       case 2: return std::to_string(pick(20)) + ".5";
@@ -121,6 +124,29 @@ std::string answers(store& s, const std::string& filter, const std::string& sort
   o.limit = 3;
   page = s.find("p", o);
   out += page.ok() ? page->ndjson : "error: " + page.error().message;
+  // The same query projected, in pages of at most 80 bytes, and continued after the first
+  // page's last `_id` (the keyset continuation needs the scan order: no sort).
+  o.skip = 0;
+  o.limit = std::nullopt;
+  o.projection = doc(R"({"b":1,"n.x":1})");
+  page = s.find("p", o);
+  out += page.ok() ? page->ndjson : "error: " + page.error().message;
+  o.projection = {};
+  o.sort = {};
+  o.max_bytes = 80;
+  page = s.find("p", o);
+  if (page.ok()) {
+    out += page->ndjson + "truncated " + std::to_string(page->truncated) + " next " +
+           std::to_string(page->next_skip) + " last " + to_json(page->last_id) + "\n";
+    if (page->returned > 0) {
+      o.after_id = page->last_id;
+      o.max_bytes = 1 << 20;
+      auto rest = s.find("p", o);
+      out += rest.ok() ? rest->ndjson : "error: " + rest.error().message;
+    }
+  } else {
+    out += "error: " + page.error().message;
+  }
   auto n = s.count("p", doc(filter));
   out += "count " + (n.ok() ? std::to_string(*n) : n.error().message) + "\n";
   auto d = s.distinct("p", "c", doc(filter), 1000);
