@@ -67,6 +67,7 @@ rocksdb::ColumnFamilyOptions family_options(const std::shared_ptr<rocksdb::Cache
   rocksdb::BlockBasedTableOptions t;
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));  // whole-key: `_id` point gets
   t.cache_index_and_filter_blocks = true;
+  t.pin_l0_filter_and_index_blocks_in_cache = true;
   t.block_cache = cache;
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return o;
