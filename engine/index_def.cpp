@@ -193,46 +193,30 @@ result<index_def> decode_index_def(std::string_view bytes) {
 
 namespace {
 
-// The definitions last read under a snapshot, per (database identity, collection id): a read
-// under a snapshot of the same sequence number sees the same state, so the decoded
-// definitions can be reused (every query plans from them). Any write moves the sequence
-// number on, so a changed definition (create, drop, multikey) is never served from here.
-struct defs_memo {
-  std::mutex mu;
-  struct entry {
-    rocksdb::SequenceNumber seq = 0;
-    std::shared_ptr<const std::vector<index_def>> defs;
-  };
-  std::map<std::pair<std::string, std::uint32_t>, entry> entries;
-};
-
-defs_memo& memo() {
-  static defs_memo m;
-  return m;
-}
-
-constexpr std::size_t k_memo_entries = 256;
+constexpr std::size_t k_memo_entries = 256;  // collections remembered; then forgotten at once
 
 }  // namespace
 
+// The definitions last read under a snapshot, per collection id, in the open store
+// (store::impl::defs_memo): a read under a snapshot of the same sequence number sees the same
+// state, so the decoded definitions can be reused (every query plans from them). Any write
+// moves the sequence number on, so a changed definition (create, drop, multikey) is never
+// served from there.
 result<std::vector<index_def>> read_index_defs(const store::impl& s, const rocksdb::ReadOptions& ro,
                                                std::uint32_t collection_id) {
-  std::pair<std::string, std::uint32_t> memo_key;
-  rocksdb::SequenceNumber seq = 0;
-  if (ro.snapshot != nullptr && s.db->GetDbIdentity(memo_key.first).ok()) {
-    memo_key.second = collection_id;
-    seq = ro.snapshot->GetSequenceNumber();
-    auto& m = memo();
-    std::lock_guard lock(m.mu);
-    auto it = m.entries.find(memo_key);
-    if (it != m.entries.end() && it->second.seq == seq) return *it->second.defs;
+  const bool memo = ro.snapshot != nullptr;
+  const std::uint64_t seq = memo ? ro.snapshot->GetSequenceNumber() : 0;
+  if (memo) {
+    std::lock_guard lock(s.defs_memo_mu);
+    auto it = s.defs_memo.find(collection_id);
+    if (it != s.defs_memo.end() && it->second.seq == seq) return *it->second.defs;
   }
   auto out = read_index_defs_uncached(s, ro, collection_id);
-  if (out && !memo_key.first.empty()) {
-    auto& m = memo();
-    std::lock_guard lock(m.mu);
-    if (m.entries.size() >= k_memo_entries) m.entries.clear();
-    m.entries[memo_key] = defs_memo::entry{seq, std::make_shared<const std::vector<index_def>>(*out)};
+  if (out && memo) {
+    auto shared = std::make_shared<const std::vector<index_def>>(*out);
+    std::lock_guard lock(s.defs_memo_mu);
+    if (s.defs_memo.size() >= k_memo_entries) s.defs_memo.clear();
+    s.defs_memo[collection_id] = defs_memo_entry{seq, std::move(shared)};
   }
   return out;
 }

@@ -79,6 +79,15 @@ struct catalog_entry {
 // One collection's catalog entry (and, when `counted`, its document counter) as read under a
 // snapshot of sequence number `seq`; `exists` false records that there was none
 // (store_catalog.cpp).
+struct index_def;  // engine/index.hpp
+
+// A collection's index definitions as read under a snapshot of sequence number `seq`
+// (index_def.cpp).
+struct defs_memo_entry {
+  std::uint64_t seq = 0;
+  std::shared_ptr<const std::vector<index_def>> defs;
+};
+
 struct catalog_memo_entry {
   std::uint64_t seq = 0;
   bool exists = false;
@@ -131,6 +140,10 @@ struct store::impl {
   // (every write moves it on), so a read never sees a catalog other than its snapshot's.
   mutable std::mutex catalog_memo_mu;
   mutable std::map<std::string, detail::catalog_memo_entry, std::less<>> catalog_memo;
+  // read_index_defs()'s answers per collection id, reused the same way (a memo of this open
+  // database, not of its identity: a copied store directory has the same identity).
+  mutable std::mutex defs_memo_mu;
+  mutable std::map<std::uint32_t, detail::defs_memo_entry> defs_memo;
 
   impl() = default;
   impl(const impl&) = delete;
