@@ -247,6 +247,9 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
     return fail("session busy: this session already has " + std::to_string(limit) +
                 " tool calls in flight; wait for one to finish or cancel one, then retry");
   }
+  // A quick tool runs here only while the pool is idle: a busy worker may hold what the tool
+  // needs (a store being opened), and a queued call should not be overtaken indefinitely.
+  if (run_quick_inline_ && t->quick && server_.pool().idle()) return run_call(call);
   auto self = shared_from_this();
   bool queued = server_.pool().try_submit([self, call] { self->run_call(call); });
   if (!queued) {

@@ -68,6 +68,10 @@ class session : public std::enable_shared_from_this<session> {
   void wait_idle();
 
   auth::scope ceiling() const noexcept { return ceiling_; }
+  // Quick tools (tool::quick) run on the thread that hands the message over instead of on the
+  // worker pool while the pool is idle: saves two thread hops per call for a transport whose
+  // own thread can afford it.
+  void set_run_quick_inline(bool on) noexcept { run_quick_inline_ = on; }
   // How logs and metrics name this session (set by the transport before the first message).
   void set_label(std::string label) { label_ = std::move(label); }
   std::string negotiated_version() const;
@@ -98,6 +102,7 @@ class session : public std::enable_shared_from_this<session> {
   std::string id_;
   std::atomic<int> log_level_;
   std::string label_ = "-";
+  bool run_quick_inline_ = false;
 
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;

@@ -87,6 +87,9 @@ struct tool {
   annotations hints;
   auth::scope required_scope = auth::scope::read;
   tool_handler handler;
+  // Bounded work that never waits (no SQL, approvals, imports or scans of unknown size): a
+  // transport may run it on its own thread instead of handing it to the worker pool.
+  bool quick = false;
 };
 
 // The tool's inputSchema: root type object, properties in declaration order, required

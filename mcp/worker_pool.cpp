@@ -24,6 +24,7 @@ bool worker_pool::try_submit(std::function<void()> job) {
     std::lock_guard lock(mu_);
     if (stopping_ || jobs_.size() >= max_queue_) return false;
     jobs_.push_back(std::move(job));
+    unfinished_.fetch_add(1, std::memory_order_relaxed);
   }
   cv_.notify_one();
   return true;
@@ -45,6 +46,8 @@ void worker_pool::run() {
       jobs_.pop_front();
     }
     job();
+    job = nullptr;  // what the job holds goes before the pool counts it finished
+    unfinished_.fetch_sub(1, std::memory_order_release);
   }
 }
 

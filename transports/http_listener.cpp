@@ -315,7 +315,10 @@ int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options)
     (*listener)->shut_down([&ioc] { ioc.stop(); });
   });
   (*listener)->start();
-  ioc.run();
+  {
+    log::coalescing_scope coalesce;  // the per-call lines of a busy server leave together
+    ioc.run();
+  }
   (*listener)->finish();
   if (options.on_stopped) options.on_stopped();
   return 0;
