@@ -49,6 +49,7 @@ void flush_state(buffer_state& s, std::string_view extra) noexcept {
 }
 
 void flusher(buffer_state* s) {
+  ::pthread_setname_np(::pthread_self(), "omgdb-log");
   for (;;) {
     {
       std::unique_lock lock(s->mu);

@@ -1,5 +1,7 @@
 #include "mcp/worker_pool.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 namespace omgdb::mcp {
@@ -7,7 +9,12 @@ namespace omgdb::mcp {
 worker_pool::worker_pool(std::size_t threads, std::size_t max_queue) : max_queue_(max_queue) {
   threads = std::max<std::size_t>(1, threads);
   threads_.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  for (std::size_t i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] {
+      ::pthread_setname_np(::pthread_self(), "omgdb-worker");  // tells them apart in top, perf, /proc
+      run();
+    });
+  }
 }
 
 worker_pool::~worker_pool() {

@@ -264,6 +264,7 @@ result<std::unique_ptr<http_listener>> http_listener::open(asio::io_context& ioc
   table.state_dir = options.state_dir;
   st->ctx = std::make_shared<http::server_context>(options, std::move(gate), srv, ceiling, std::move(table),
                                                    [&ioc](std::function<void()> fn) { asio::post(ioc, std::move(fn)); });
+  st->ctx->sessions.set_on_loop([&ioc] { return ioc.get_executor().running_in_this_thread(); });
   st->url = std::string(st->tls ? "https://" : "http://") + shown_host + p + options.path;
   return std::unique_ptr<http_listener>(new http_listener(std::move(st)));
 }

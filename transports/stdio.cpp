@@ -2,6 +2,7 @@
 #include "transports/stdio_link.hpp"
 #include "transports/line_reader.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -114,6 +115,7 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
   // and queues (tool calls run on the worker pool), so a hop to the event loop would cost a
   // thread wake-up per request and buy nothing. After a signal it dispatches no more lines.
   reader_ = std::thread([this, sess = session_, stopping = stopping_] {
+    ::pthread_setname_np(::pthread_self(), "omgdb-stdin");
     auto& ioc = ioc_;
     auto& writer = writer_;
     const auto& options = options_;
