@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -91,6 +92,8 @@ class session : public std::enable_shared_from_this<session> {
   void on_set_level(const boost::json::value& id, const boost::json::object& params);
   void on_cancelled(const boost::json::object& params);
   void run_call(const std::shared_ptr<call_state>& call);
+  bool may_run_inline(const tool& t, const boost::json::object& args);
+  void note_warm(const tool& t, const boost::json::object& args);
   void finish_call(const std::shared_ptr<call_state>& call, std::string message);
   void notify(std::string_view method, boost::json::object params, std::string_view related);
 
@@ -108,6 +111,7 @@ class session : public std::enable_shared_from_this<session> {
   std::condition_variable idle_cv_;
   std::string version_;
   std::multimap<std::string, std::shared_ptr<call_state>> calls_;  // by serialized id
+  std::set<std::string, std::less<>> warm_;  // tool::quick_once_warm values seen finished
 };
 
 }  // namespace omgdb::mcp

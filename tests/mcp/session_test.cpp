@@ -350,3 +350,30 @@ TEST_CASE("a quick tool goes to the pool while a worker is busy, so it never wai
   s->wait_idle();
   CHECK(out.response(1).has_value());
 }
+
+TEST_CASE("a quick tool that warms a resource runs inline only once a call on that resource has finished") {
+  std::thread::id ran_on;
+  mcp::tool quick{"quick", "Quick once its store is open.", {{"path", mcp::param_type::string, true}},
+                  {true, true, false}, auth::scope::read, [&](const bj::object&, mcp::call_context&) {
+                    ran_on = std::this_thread::get_id();
+                    return mcp::tool_result::text("quick");
+                  }};
+  quick.quick = true;
+  quick.quick_once_warm = "path";
+  mcp::server srv({}, {quick});
+  outbox out;
+  auto s = std::make_shared<mcp::session>(srv, auth::scope::read, out.sender());
+  s->set_run_quick_inline(true);
+  auto run = [&](int id, const std::string& path) {
+    s->handle_text(call(id, "quick", R"({"path":")" + path + R"("})"));
+    s->wait_idle();
+    while (!srv.pool().idle()) std::this_thread::sleep_for(1ms);
+    REQUIRE(out.response(id));
+    return ran_on == std::this_thread::get_id();
+  };
+  CHECK_FALSE(run(1, "/a"));  // the first call on /a may open it: a worker runs it
+  CHECK(run(2, "/a"));
+  CHECK_FALSE(run(3, "/b"));
+  CHECK(run(4, "/b"));
+  CHECK(run(5, "/a"));
+}
