@@ -249,7 +249,7 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   }
   // A quick tool runs here only while the pool is idle: a busy worker may hold what the tool
   // needs (a store being opened), and a queued call should not be overtaken indefinitely.
-  if (may_run_inline(*t, call->args)) return run_call(call);
+  if (may_run_inline(*t, call->args)) return run_call(call, true);
   auto self = shared_from_this();
   bool queued = server_.pool().try_submit([self, call] { self->run_call(call); });
   if (!queued) {
@@ -286,7 +286,7 @@ void session::note_warm(const tool& t, const bj::object& args) {
   warm_.emplace(k);
 }
 
-void session::run_call(const std::shared_ptr<call_state>& call) {
+void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run) {
   if (call->cancelled) return finish_call(call, std::string());
   call_context ctx;
   ctx.scope = ceiling_;
@@ -335,7 +335,7 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
     r = tool_result::failure("internal error in `" + call->target->name + "`");
   }
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
-  note_warm(*call->target, call->args);
+  if (!inline_run) note_warm(*call->target, call->args);  // inline: warm already
   if (const auto& observe = server_.options().on_call) {
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
   }

@@ -91,7 +91,7 @@ class session : public std::enable_shared_from_this<session> {
                      const std::string& violation, bool owned);
   void on_set_level(const boost::json::value& id, const boost::json::object& params);
   void on_cancelled(const boost::json::object& params);
-  void run_call(const std::shared_ptr<call_state>& call);
+  void run_call(const std::shared_ptr<call_state>& call, bool inline_run = false);
   bool may_run_inline(const tool& t, const boost::json::object& args);
   void note_warm(const tool& t, const boost::json::object& args);
   void finish_call(const std::shared_ptr<call_state>& call, std::string message);
