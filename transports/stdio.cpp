@@ -111,9 +111,10 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
   session_->set_run_quick_inline(true);
 
   // A blocking reader thread works for pipes, terminals and regular files alike (epoll
-  // refuses regular files). It dispatches each complete line itself: handle_text only parses
-  // and queues (tool calls run on the worker pool), so a hop to the event loop would cost a
-  // thread wake-up per request and buy nothing. After a signal it dispatches no more lines.
+  // refuses regular files). It dispatches each complete line itself: handle_text parses and
+  // queues (tool calls run on the worker pool, quick ones here while the pool is idle), so a
+  // hop to the event loop would cost a thread wake-up per request and buy nothing. After a
+  // signal it dispatches no more lines.
   reader_ = std::thread([this, sess = session_, stopping = stopping_] {
     ::pthread_setname_np(::pthread_self(), "omgdb-stdin");
     auto& ioc = ioc_;
