@@ -1,5 +1,4 @@
 #include "common/log.hpp"
-#include "common/fd_io.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -119,7 +118,7 @@ void write(level l, std::string_view message) noexcept {
   if (!enabled(l) || l == level::off) return;
   if (sink_fn sink = sink_ref().load()) return sink(l, message);
   // Formatted on the stack when it fits (every per-call line does), else in one allocation;
-  // either way the line leaves in one write(2), so concurrent lines never interleave.
+  // either way the line is handed on whole, so concurrent lines never interleave.
   char stack[1024];
   char prefix[96];
   std::size_t plen = line_prefix(prefix);
@@ -145,7 +144,7 @@ void write(level l, std::string_view message) noexcept {
   std::memcpy(p, message.data(), message.size());
   p += message.size();
   *p++ = '\n';
-  fd_io::write_all(2, std::string_view(buf, total));
+  write_line(l, std::string_view(buf, total));
 }
 
 }  // namespace omgdb::log

@@ -89,7 +89,7 @@ void journal(log::level l, std::string_view message, const std::vector<log_field
 
 void json_sink(log::level l, std::string_view message) noexcept {
   try {
-    write_all(json_line(l, message, {}));
+    log::write_line(l, json_line(l, message, {}));
   } catch (...) {
   }
 }
@@ -124,7 +124,7 @@ void log_event(log::level l, std::string_view message, const std::vector<log_fie
   try {
     switch (output.load()) {
       case log_output::journal: return journal(l, message, fields);
-      case log_output::json: return write_all(json_line(l, message, fields));
+      case log_output::json: return log::write_line(l, json_line(l, message, fields));
       case log_output::text: {
         std::string line(message);
         for (const auto& [key, value] : fields) {

@@ -247,6 +247,9 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
     return fail("session busy: this session already has " + std::to_string(limit) +
                 " tool calls in flight; wait for one to finish or cancel one, then retry");
   }
+  // A quick tool runs here only while the pool is idle: a busy worker may hold what the tool
+  // needs (a store being opened), and a queued call should not be overtaken indefinitely.
+  if (may_run_inline(*t, call->args)) return run_call(call, true);
   auto self = shared_from_this();
   bool queued = server_.pool().try_submit([self, call] { self->run_call(call); });
   if (!queued) {
@@ -256,7 +259,34 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   }
 }
 
-void session::run_call(const std::shared_ptr<call_state>& call) {
+namespace {
+const bj::string* warm_key(const tool& t, const bj::object& args) {
+  auto it = args.find(t.quick_once_warm);
+  return it != args.end() && it->value().is_string() ? &it->value().get_string() : nullptr;
+}
+}  // namespace
+
+bool session::may_run_inline(const tool& t, const bj::object& args) {
+  if (!run_quick_inline_ || !t.quick || !server_.pool().idle()) return false;
+  if (t.quick_once_warm.empty()) return true;
+  const bj::string* key = warm_key(t, args);
+  if (!key) return false;
+  std::lock_guard lock(mu_);
+  return warm_.find(std::string_view(key->data(), key->size())) != warm_.end();
+}
+
+void session::note_warm(const tool& t, const bj::object& args) {
+  if (!t.quick || t.quick_once_warm.empty()) return;
+  const bj::string* key = warm_key(t, args);
+  if (!key) return;
+  std::string_view k(key->data(), key->size());
+  std::lock_guard lock(mu_);
+  if (warm_.find(k) != warm_.end()) return;
+  if (warm_.size() >= 64) warm_.clear();  // bounded: a session touching many stores starts over
+  warm_.emplace(k);
+}
+
+void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run) {
   if (call->cancelled) return finish_call(call, std::string());
   call_context ctx;
   ctx.scope = ceiling_;
@@ -305,6 +335,7 @@ void session::run_call(const std::shared_ptr<call_state>& call) {
     r = tool_result::failure("internal error in `" + call->target->name + "`");
   }
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
+  if (!inline_run) note_warm(*call->target, call->args);  // inline: warm already
   if (const auto& observe = server_.options().on_call) {
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
   }

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -68,6 +69,10 @@ class session : public std::enable_shared_from_this<session> {
   void wait_idle();
 
   auth::scope ceiling() const noexcept { return ceiling_; }
+  // Quick tools (tool::quick) run on the thread that hands the message over instead of on the
+  // worker pool while the pool is idle: saves two thread hops per call for a transport whose
+  // own thread can afford it.
+  void set_run_quick_inline(bool on) noexcept { run_quick_inline_ = on; }
   // How logs and metrics name this session (set by the transport before the first message).
   void set_label(std::string label) { label_ = std::move(label); }
   std::string negotiated_version() const;
@@ -86,7 +91,9 @@ class session : public std::enable_shared_from_this<session> {
                      const std::string& violation, bool owned);
   void on_set_level(const boost::json::value& id, const boost::json::object& params);
   void on_cancelled(const boost::json::object& params);
-  void run_call(const std::shared_ptr<call_state>& call);
+  void run_call(const std::shared_ptr<call_state>& call, bool inline_run = false);
+  bool may_run_inline(const tool& t, const boost::json::object& args);
+  void note_warm(const tool& t, const boost::json::object& args);
   void finish_call(const std::shared_ptr<call_state>& call, std::string message);
   void notify(std::string_view method, boost::json::object params, std::string_view related);
 
@@ -98,11 +105,13 @@ class session : public std::enable_shared_from_this<session> {
   std::string id_;
   std::atomic<int> log_level_;
   std::string label_ = "-";
+  bool run_quick_inline_ = false;
 
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;
   std::string version_;
   std::multimap<std::string, std::shared_ptr<call_state>> calls_;  // by serialized id
+  std::set<std::string, std::less<>> warm_;  // tool::quick_once_warm values seen finished
 };
 
 }  // namespace omgdb::mcp

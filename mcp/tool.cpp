@@ -124,7 +124,7 @@ std::optional<std::string> check_arguments(const tool& t, const bj::object& args
     }
   }
   for (const auto& kv : args) {
-    std::string key(kv.key());
+    std::string_view key(kv.key().data(), kv.key().size());
     bool known = false;
     for (const auto& p : t.params) known = known || p.name == key;
     if (known) continue;
@@ -135,7 +135,7 @@ std::optional<std::string> check_arguments(const tool& t, const bj::object& args
       if (!list.empty()) list += ", ";
       list += p.name;
     }
-    std::string msg = "unknown argument `" + key + "` for tool `" + t.name + "`";
+    std::string msg = "unknown argument `" + std::string(key) + "` for tool `" + t.name + "`";
     std::string hint = closest(key, names);
     if (!hint.empty()) msg += " (did you mean `" + hint + "`?)";
     msg += "; it takes: " + list;

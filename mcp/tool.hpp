@@ -87,6 +87,13 @@ struct tool {
   annotations hints;
   auth::scope required_scope = auth::scope::read;
   tool_handler handler;
+  // Bounded work that never waits (no SQL, approvals, imports or scans of unknown size): a
+  // transport may run it on its own thread instead of handing it to the worker pool.
+  bool quick = false;
+  // For a quick tool whose first call on a resource may be slow (a store being opened): the
+  // argument naming that resource. The tool then runs on the transport's thread only once a
+  // call with the same value of that argument has finished in the session. "": always.
+  std::string quick_once_warm;
 };
 
 // The tool's inputSchema: root type object, properties in declaration order, required

@@ -5,6 +5,7 @@
 // clear "server busy" answer instead of unbounded memory. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -25,6 +26,8 @@ class worker_pool {
   // False when the queue is full or the pool is stopping.
   bool try_submit(std::function<void()> job);
   std::size_t queued() const;
+  // No job queued or running (a snapshot: another thread may submit the next moment).
+  bool idle() const noexcept { return unfinished_.load(std::memory_order_acquire) == 0; }
   std::size_t max_queue() const noexcept { return max_queue_; }
 
  private:
@@ -34,6 +37,7 @@ class worker_pool {
   std::condition_variable cv_;
   std::deque<std::function<void()>> jobs_;
   std::vector<std::thread> threads_;
+  std::atomic<std::size_t> unfinished_{0};  // queued or running
   std::size_t max_queue_;
   bool stopping_ = false;
 };

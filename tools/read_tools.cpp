@@ -224,6 +224,8 @@ mcp::tool make(std::shared_ptr<engine::store_registry> stores, std::string name,
 void add_read_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_registry> stores) {
   out.push_back(make(stores, "get", "Fetch one document by exact `_id`.",
                      {p_path, p_collection, {"id", param_type::any, true}}, read_only, get_tool));
+  out.back().quick = true;  // one point lookup: may run on a transport's thread (mcp/tool.hpp),
+  out.back().quick_once_warm = "path";  // once a call has opened the store
   out.push_back(make(stores, "inspect", "List collections and document counts as JSON.", {p_path},
                      read_only, inspect_tool));
   out.push_back(make(stores, "list_collections", "Every known collection in stable name order.",

@@ -312,6 +312,17 @@ asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, co
                (ex.out ? " -> stream" : " -> " + std::to_string(ex.reply.status)));
   }
   if (!ex.out) co_return co_await write_reply(c, ctx, std::move(ex.reply), version, view.keep_alive);
+  if (ex.out->mode == outlet::kind::json && !ex.out->out.empty()) {
+    // Answered already (a quick tool run on this loop): no stream to wait on, as stream_out would.
+    http_reply r = std::move(ex.reply);
+    r.status = 200;
+    r.set("Content-Type", "application/json");
+    r.body = std::move(ex.out->out.front());
+    ex.out->out.clear();
+    bool kept = co_await write_reply(c, ctx, std::move(r), version, view.keep_alive);
+    ex.session->release(ex.out, false);
+    co_return kept;
+  }
   co_return co_await stream_out(c, ctx, std::move(ex), version, view.keep_alive);
 }
 

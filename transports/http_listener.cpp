@@ -264,6 +264,7 @@ result<std::unique_ptr<http_listener>> http_listener::open(asio::io_context& ioc
   table.state_dir = options.state_dir;
   st->ctx = std::make_shared<http::server_context>(options, std::move(gate), srv, ceiling, std::move(table),
                                                    [&ioc](std::function<void()> fn) { asio::post(ioc, std::move(fn)); });
+  st->ctx->sessions.set_on_loop([&ioc] { return ioc.get_executor().running_in_this_thread(); });
   st->url = std::string(st->tls ? "https://" : "http://") + shown_host + p + options.path;
   return std::unique_ptr<http_listener>(new http_listener(std::move(st)));
 }
@@ -315,7 +316,10 @@ int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options)
     (*listener)->shut_down([&ioc] { ioc.stop(); });
   });
   (*listener)->start();
-  ioc.run();
+  {
+    log::coalescing_scope coalesce;  // the per-call lines of a busy server leave together
+    ioc.run();
+  }
   (*listener)->finish();
   if (options.on_stopped) options.on_stopped();
   return 0;

@@ -18,6 +18,7 @@ char lower_char(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
+  if (a == b) return true;  // the usual case: sent in the spelling compared with
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (lower_char(a[i]) != lower_char(b[i])) return false;
   }
@@ -69,6 +70,10 @@ http_reply empty_reply(unsigned status) {
 accept_info parse_accept(const std::optional<std::string>& accept) {
   accept_info info;
   if (!accept || trim(*accept).empty()) return info;
+  // What MCP clients send on every POST (the SDKs), answered without splitting the list.
+  if (*accept == "application/json, text/event-stream" || *accept == "text/event-stream, application/json") {
+    return accept_info{true, true, false};
+  }
   info = accept_info{false, false, false};
   std::string_view rest(*accept);
   while (!rest.empty()) {

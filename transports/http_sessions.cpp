@@ -58,13 +58,21 @@ session_table::~session_table() { close_all(); }
 void session_table::start_dispatcher(const std::shared_ptr<http_session>& hs) {
   std::weak_ptr<http_session> weak = hs;
   post_fn post = post_;
+  std::function<bool()> on_loop = on_loop_;
   hs->attach(std::make_shared<mcp::session>(
-      server_, hs->granted, [weak, post](std::string message, std::string_view related) {
+      server_, hs->granted, [weak, post, on_loop](std::string message, std::string_view related) {
+        if (on_loop && on_loop()) {
+          if (auto s = weak.lock()) s->dispatch(std::move(message), std::string(related));
+          return;
+        }
         post([weak, message = std::move(message), related = std::string(related)]() mutable {
           if (auto s = weak.lock()) s->dispatch(std::move(message), related);
         });
       }));
   hs->mcp().set_label(hs->id().substr(0, 8));
+  // Quick tools (get) run on the event loop while the worker pool is idle: the two thread hops
+  // to a worker and back cost more of the loop's time than the tool itself (bench/README.md).
+  hs->mcp().set_run_quick_inline(true);
 }
 
 std::shared_ptr<http_session> session_table::create(const request_view& req, http_reply& refusal) {

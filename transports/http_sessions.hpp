@@ -8,7 +8,8 @@
 // live ids: the dispatcher of a restored session is re-initialized with the recorded
 // protocol version and log level before it handles the request.
 // Not thread-safe: the HTTP event loop owns the table; `post` hands the dispatcher's
-// messages (sent from worker threads) to that loop.
+// messages (sent from worker threads) to that loop; those sent on the loop itself (quick tools
+// run inline, see set_on_loop) are routed at once.
 #pragma once
 
 #include <cstddef>
@@ -50,6 +51,10 @@ class session_table {
   session_table(mcp::server& srv, auth::scope ceiling, table_options options, post_fn post,
                 clock_fn now = nullptr);
   ~session_table();
+  // Tells whether the caller is on the event-loop thread: a message a session sends from there
+  // (the reply of a quick tool run inline, a ping's) is routed at once instead of posted.
+  // Without it every message is posted. Set before the first session starts.
+  void set_on_loop(std::function<bool()> on_loop) { on_loop_ = std::move(on_loop); }
   session_table(const session_table&) = delete;
   session_table& operator=(const session_table&) = delete;
 
@@ -93,6 +98,7 @@ class session_table {
   auth::scope ceiling_;
   table_options options_;
   post_fn post_;
+  std::function<bool()> on_loop_;
   clock_fn now_;
   std::map<std::string, std::shared_ptr<http_session>> live_;
   std::map<std::string, session_record> dormant_;  // loaded at start-up, not yet used again

@@ -8,7 +8,7 @@
 namespace omgdb::transports {
 
 void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std::string&)>& on_line,
-                const std::function<void()>& on_too_long) {
+                const std::function<void()>& on_too_long, const std::function<void()>& on_read_done) {
   std::string buf;
   std::string chunk(64 * 1024, '\0');
   bool discarding = false;
@@ -33,6 +33,7 @@ void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std
       buf = std::string();
       discarding = true;
     }
+    if (on_read_done) on_read_done();
   }
   if (!discarding && !buf.empty()) on_line(buf);
 }

@@ -2,6 +2,7 @@
 #include "transports/stdio_link.hpp"
 #include "transports/line_reader.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,9 +30,11 @@ namespace detail {
 
 // Writes whole lines to one fd, in the order write_line is called. While one thread is in
 // write(2), lines from other threads queue and leave with its next write: a busy session makes
-// one syscall for several replies, an idle one sends each reply at once. After the first failed
-// write (the client went away) further output is dropped. drain() waits until every queued
-// line has left (or failed), so that nothing is lost at the end of input.
+// one syscall for several replies, an idle one sends each reply at once. Between hold() and
+// release() (the reader dispatching the lines of one read(2), some of them answered on the
+// spot) lines queue too and leave together at release(). After the first failed write (the
+// client went away) further output is dropped. drain() waits until every queued line has left
+// (or failed), so that nothing is lost at the end of input.
 class line_writer {
  public:
   explicit line_writer(int fd) : fd_(fd) {}
@@ -45,7 +48,29 @@ class line_writer {
     } else {
       pending_.append(message);
     }
-    if (writing_) return;  // the thread in write(2) sends it next
+    if (writing_ || held_) return;  // the thread in write(2), or release(), sends it next
+    send_pending(lock);
+  }
+
+  void hold() {
+    std::lock_guard lock(mu_);
+    held_ = true;
+  }
+
+  void release() {
+    std::unique_lock lock(mu_);
+    held_ = false;
+    if (!writing_ && !pending_.empty()) return send_pending(lock);
+    idle_.notify_all();
+  }
+
+  void drain() {
+    std::unique_lock lock(mu_);
+    idle_.wait(lock, [&] { return !writing_ && !held_; });
+  }
+
+ private:
+  void send_pending(std::unique_lock<std::mutex>& lock) {
     writing_ = true;
     while (!pending_.empty() && !broken_) {
       sending_.swap(pending_);
@@ -64,17 +89,12 @@ class line_writer {
     idle_.notify_all();
   }
 
-  void drain() {
-    std::unique_lock lock(mu_);
-    idle_.wait(lock, [&] { return !writing_; });
-  }
-
- private:
   std::mutex mu_;
   std::condition_variable idle_;
   int fd_;
   bool broken_ = false;
   bool writing_ = false;
+  bool held_ = false;
   std::string pending_;  // lines waiting for the writing thread
   std::string sending_;  // what the writing thread is sending (only it touches this)
 };
@@ -86,25 +106,39 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
   session_ = std::make_shared<mcp::session>(
       srv, ceiling, [writer = writer_](std::string message, std::string_view) { writer->write_line(std::move(message)); });
   session_->set_label("stdio");
+  // Quick tools (get) run on the reader thread: no hop to a worker and back, and the replies to
+  // the lines of one read(2) leave in one write(2) (the writer is held while they are read).
+  session_->set_run_quick_inline(true);
 
   // A blocking reader thread works for pipes, terminals and regular files alike (epoll
-  // refuses regular files). It dispatches each complete line itself: handle_text only parses
-  // and queues (tool calls run on the worker pool), so a hop to the event loop would cost a
-  // thread wake-up per request and buy nothing. After a signal it dispatches no more lines.
+  // refuses regular files). It dispatches each complete line itself: handle_text parses and
+  // queues (tool calls run on the worker pool, quick ones here while the pool is idle), so a
+  // hop to the event loop would cost a thread wake-up per request and buy nothing. After a
+  // signal it dispatches no more lines.
   reader_ = std::thread([this, sess = session_, stopping = stopping_] {
+    ::pthread_setname_np(::pthread_self(), "omgdb-stdin");
     auto& ioc = ioc_;
     auto& writer = writer_;
     const auto& options = options_;
+    bool holding = false;
     read_lines(
         options.in_fd, options.max_line_bytes,
         [&](std::string& line) {
-          if (!stopping->load()) sess->handle_text(line);
+          if (stopping->load()) return;
+          if (!holding) writer->hold();
+          holding = true;
+          sess->handle_text(line);
         },
         [&] {
           log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) + " bytes");
           writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
                              std::to_string(options.max_line_bytes) + R"( bytes"}})");
+        },
+        [&] {
+          if (holding) writer->release();
+          holding = false;
         });
+    writer->release();  // the last line may have come without its '\n'
     // End of input: every line has been dispatched; wait for running calls.
     sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
     sess->wait_idle();
@@ -151,11 +185,15 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
     ioc.stop();
   });
 
-  ioc.run();
+  {
+    log::coalescing_scope coalesce;  // the per-call lines of a busy session leave together
+    ioc.run();
+  }
   if (interrupted) {
     // The reader may still be blocked in read(); it holds no resources worth waiting for.
     link.wait_idle();
     if (options.on_signal_exit) options.on_signal_exit();
+    log::flush();
     std::_Exit(0);
   }
   link.join();

@@ -53,12 +53,16 @@ int run_stdio_and_http(mcp::server& srv, auth::scope ceiling, const stdio_option
     web.shut_down(stop_loop);
   });
   web.start();
-  ioc.run();
+  {
+    log::coalescing_scope coalesce;  // the per-call lines of a busy server leave together
+    ioc.run();
+  }
   web.finish();
   if (http.on_stopped) http.on_stopped();
   if (interrupted) {
     link.wait_idle();
     if (stdio.on_signal_exit) stdio.on_signal_exit();
+    log::flush();
     std::_Exit(0);
   }
   link.join();

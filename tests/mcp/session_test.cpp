@@ -279,3 +279,101 @@ TEST_CASE("log notifications follow the level the client set") {
   }
   CHECK(saw_log);
 }
+
+TEST_CASE("a quick tool runs on the handing-over thread when the session allows it, others on workers") {
+  std::thread::id quick_thread, slow_thread;
+  mcp::tool quick{"quick", "Quick.", {}, {true, true, false}, auth::scope::read,
+                  [&](const bj::object&, mcp::call_context& ctx) {
+                    quick_thread = std::this_thread::get_id();
+                    ctx.progress(1, 1, "done");
+                    return mcp::tool_result::text("quick");
+                  }};
+  quick.quick = true;
+  mcp::tool slow{"slow", "Slow.", {}, {true, true, false}, auth::scope::read,
+                 [&](const bj::object&, mcp::call_context&) {
+                   slow_thread = std::this_thread::get_id();
+                   return mcp::tool_result::text("slow");
+                 }};
+  mcp::server srv({}, {quick, slow});
+  outbox out;
+  auto s = std::make_shared<mcp::session>(srv, auth::scope::read, out.sender());
+
+  s->handle_text(call(1, "quick"));  // not allowed yet: the pool runs it
+  s->wait_idle();
+  CHECK(quick_thread != std::this_thread::get_id());
+  while (!srv.pool().idle()) std::this_thread::sleep_for(1ms);  // the worker finishes its job
+
+  s->set_run_quick_inline(true);
+  s->handle_text(call(2, "quick", "{}", R"({"progressToken":"t"})"));
+  // Answered before handle_text returned, on this thread, with its progress notifications.
+  auto r = out.response(2);
+  REQUIRE(r);
+  CHECK(text_of(*r) == "quick");
+  CHECK(quick_thread == std::this_thread::get_id());
+  int progress = 0;
+  for (auto& m : out.snapshot()) {
+    if (m.contains("method") && m.at("method") == "notifications/progress") ++progress;
+  }
+  CHECK(progress == 2);  // "started" and "done"
+
+  s->handle_text(call(3, "slow"));
+  s->wait_idle();
+  REQUIRE(out.response(3));
+  CHECK(slow_thread != std::this_thread::get_id());
+}
+
+TEST_CASE("a quick tool goes to the pool while a worker is busy, so it never waits behind a long call") {
+  gate g;
+  auto tools = test_tools(g);
+  std::thread::id quick_thread;
+  mcp::tool quick{"quick", "Quick.", {}, {true, true, false}, auth::scope::read,
+                  [&](const bj::object&, mcp::call_context&) {
+                    quick_thread = std::this_thread::get_id();
+                    return mcp::tool_result::text("quick");
+                  }};
+  quick.quick = true;
+  tools.push_back(quick);
+  mcp::server_options opts;
+  opts.workers = 2;
+  mcp::server srv(opts, tools);
+  outbox out;
+  auto s = std::make_shared<mcp::session>(srv, auth::scope::read, out.sender());
+  s->set_run_quick_inline(true);
+  s->handle_text(call(1, "wait"));
+  g.wait_entered(1);
+  s->handle_text(call(2, "quick"));
+  REQUIRE(out.wait_for_count(1));
+  CHECK(out.response(2).has_value());
+  CHECK_FALSE(out.response(1).has_value());
+  CHECK(quick_thread != std::this_thread::get_id());
+  g.release();
+  s->wait_idle();
+  CHECK(out.response(1).has_value());
+}
+
+TEST_CASE("a quick tool that warms a resource runs inline only once a call on that resource has finished") {
+  std::thread::id ran_on;
+  mcp::tool quick{"quick", "Quick once its store is open.", {{"path", mcp::param_type::string, true}},
+                  {true, true, false}, auth::scope::read, [&](const bj::object&, mcp::call_context&) {
+                    ran_on = std::this_thread::get_id();
+                    return mcp::tool_result::text("quick");
+                  }};
+  quick.quick = true;
+  quick.quick_once_warm = "path";
+  mcp::server srv({}, {quick});
+  outbox out;
+  auto s = std::make_shared<mcp::session>(srv, auth::scope::read, out.sender());
+  s->set_run_quick_inline(true);
+  auto run = [&](int id, const std::string& path) {
+    s->handle_text(call(id, "quick", R"({"path":")" + path + R"("})"));
+    s->wait_idle();
+    while (!srv.pool().idle()) std::this_thread::sleep_for(1ms);
+    REQUIRE(out.response(id));
+    return ran_on == std::this_thread::get_id();
+  };
+  CHECK_FALSE(run(1, "/a"));  // the first call on /a may open it: a worker runs it
+  CHECK(run(2, "/a"));
+  CHECK_FALSE(run(3, "/b"));
+  CHECK(run(4, "/b"));
+  CHECK(run(5, "/a"));
+}

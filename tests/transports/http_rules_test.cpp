@@ -123,3 +123,16 @@ TEST_CASE("replies other than a plain 200 are left to Beast") {
   CHECK_FALSE(ok_reply_head(head, sse, 11, true));
   CHECK(head == "untouched");
 }
+
+TEST_CASE("the Accept value MCP clients send reads like any other spelling of the same list") {
+  auto same = [](const std::string& a, const std::string& b) {
+    auto x = parse_accept(a), y = parse_accept(b);
+    return x.json == y.json && x.sse == y.sse && x.wildcard == y.wildcard;
+  };
+  CHECK(same("application/json, text/event-stream", "Application/JSON ,  text/event-stream;q=1"));
+  CHECK(same("text/event-stream, application/json", "TEXT/event-stream,application/json"));
+  auto usual = parse_accept(std::string("application/json, text/event-stream"));
+  CHECK(usual.json);
+  CHECK(usual.sse);
+  CHECK_FALSE(usual.wildcard);
+}
