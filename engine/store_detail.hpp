@@ -8,8 +8,8 @@
 //          "catalog/" + name       → BSON {id: int64} (one entry per collection)
 //          "count/" + u32 id       → u64             (document counter of that collection)
 //   docs   u32 id + keystring(_id) → BSON document
-//   oplog  u64 seq                 → BSON {seq, op, collection, _id?, before?, after?, count?,
-//                                          batch, ts}
+//   oplog  u64 seq                 → BSON {seq, op, collection, _id?, before?, after? | afterPatch?,
+//                                          count?, batch, ts} (afterPatch: see oplog_after)
 #pragma once
 
 #include <cstdint>
@@ -174,7 +174,14 @@ class write_txn {
   std::uint64_t seq_;
   std::uint64_t batch_id_;
   std::optional<std::uint32_t> next_collection_id_;
+  std::string record_;  // the op-log record being built, reused
 };
+
+// The after image of the op-log record `record` (store_oplog.cpp), the one function every
+// reader of `after` uses: the record's `after` document, or, when it holds `afterPatch`
+// instead (write_txn writes that when it is smaller), its `before` with the patch applied.
+// `out` is left empty when the record has neither; false when the record is corrupt.
+bool oplog_after(std::string_view record, std::string& out);
 
 }  // namespace omgdb::engine::detail
 
