@@ -2,6 +2,7 @@
 #include "engine/oplog_patch.hpp"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 
 namespace omgdb::engine::detail {
@@ -17,18 +18,24 @@ std::uint32_t get_le32(const char* p) {
   return v;
 }
 
+std::uint64_t word(const char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
 }  // namespace
 
 std::optional<std::string> make_after_patch(std::string_view before, std::string_view after, std::size_t min_saving) {
   if (before.size() < 5 || after.size() < 5) return std::nullopt;
   const std::size_t most = std::min(before.size(), after.size());
   std::size_t p = 4;
-  while (p + 8 <= most && std::memcmp(before.data() + p, after.data() + p, 8) == 0) p += 8;
+  while (p + 8 <= most && word(before.data() + p) == word(after.data() + p)) p += 8;
   while (p < most && before[p] == after[p]) ++p;
   const char* b_end = before.data() + before.size();
   const char* a_end = after.data() + after.size();
   std::size_t s = 0;
-  while (s + 8 <= most - p && std::memcmp(b_end - s - 8, a_end - s - 8, 8) == 0) s += 8;
+  while (s + 8 <= most - p && word(b_end - s - 8) == word(a_end - s - 8)) s += 8;
   while (s < most - p && *(b_end - s - 1) == *(a_end - s - 1)) ++s;
   const std::size_t middle = after.size() - p - s;
   if (8 + middle + min_saving > after.size()) return std::nullopt;

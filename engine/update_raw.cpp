@@ -16,52 +16,10 @@ namespace {
 constexpr int k_max_nesting = 200;                     // bson_codec.cpp's limit
 constexpr std::size_t k_max_document = 16 * 1024 * 1024;  // MongoDB's BSON size limit
 
-bool copyable_doc(const std::uint8_t* data, std::size_t len, int depth, bool array);
-
-// The element `it` is at, checked as from_bson checks it and known to come back from
-// to_bson as the same bytes; `depth` is that of the document holding it.
-bool copyable_value(const bson_iter_t& it, int depth) {
-  switch (bson_iter_type(&it)) {
-    case BSON_TYPE_DOUBLE:
-    case BSON_TYPE_INT32:
-    case BSON_TYPE_INT64:
-    case BSON_TYPE_DATE_TIME:
-    case BSON_TYPE_TIMESTAMP:
-    case BSON_TYPE_OID:
-    case BSON_TYPE_NULL:
-    case BSON_TYPE_MINKEY:
-    case BSON_TYPE_MAXKEY: return true;
-    case BSON_TYPE_BOOL: return it.raw[it.d1] <= 1;
-    case BSON_TYPE_UTF8: {
-      std::uint32_t len = 0;
-      const char* s = bson_iter_utf8(&it, &len);
-      return s != nullptr && bson_text_is_utf8(s, len, true);
-    }
-    case BSON_TYPE_DOCUMENT:
-    case BSON_TYPE_ARRAY: {
-      std::uint32_t len = 0;
-      const std::uint8_t* data = nullptr;
-      const bool array = bson_iter_type(&it) == BSON_TYPE_ARRAY;
-      if (array) {
-        bson_iter_array(&it, &len, &data);
-      } else {
-        bson_iter_document(&it, &len, &data);
-      }
-      return data != nullptr && copyable_doc(data, len, depth + 1, array);
-    }
-    case BSON_TYPE_BINARY: {
-      bson_subtype_t subtype;
-      std::uint32_t len = 0;
-      const std::uint8_t* data = nullptr;
-      bson_iter_binary(&it, &subtype, &len, &data);
-      return subtype != BSON_SUBTYPE_BINARY_DEPRECATED;
-    }
-    case BSON_TYPE_DECIMAL128: {
-      bson_decimal128_t dec;
-      return bson_iter_decimal128(&it, &dec);
-    }
-    default: return false;  // deprecated types and regexes are re-encoded differently; EOD
-  }
+std::uint32_t le32(const char* p) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
 }
 
 // A field name check_document_rules accepts: not starting with '$', without '.'.
@@ -77,31 +35,95 @@ bool array_key(const char* key, std::size_t n, std::uint32_t index) {
   return kl == n && std::memcmp(k, key, n) == 0;
 }
 
-bool copyable_doc(const std::uint8_t* data, std::size_t len, int depth, bool array) {
-  if (depth > k_max_nesting || data == nullptr || len < 5) return false;
-  bson_iter_t it;
-  if (!bson_iter_init_from_data(&it, data, len)) return false;
-  std::uint32_t end = 4;
+bool copyable_doc(const char* data, std::size_t len, int depth, bool array);
+
+// The value of type `type` at [p, end): true when it is sound as from_bson checks it (the
+// walk is never more lenient than libbson's iterator and the decoder together, and refuses
+// some of what they accept) and to_bson would write its decoded form as the same bytes; `n`
+// receives its size. `depth` is that of the document holding it.
+bool copyable_value(std::uint8_t type, const char* p, const char* end, int depth, std::size_t& n) {
+  const auto room = static_cast<std::size_t>(end - p);
+  auto fixed = [&](std::size_t size) {
+    n = size;
+    return size <= room;
+  };
+  switch (type) {
+    case BSON_TYPE_DOUBLE:
+    case BSON_TYPE_DATE_TIME:
+    case BSON_TYPE_TIMESTAMP:
+    case BSON_TYPE_INT64: return fixed(8);
+    case BSON_TYPE_INT32: return fixed(4);
+    case BSON_TYPE_OID: return fixed(12);
+    case BSON_TYPE_DECIMAL128: return fixed(16);
+    case BSON_TYPE_NULL:
+    case BSON_TYPE_MINKEY:
+    case BSON_TYPE_MAXKEY: return fixed(0);
+    case BSON_TYPE_BOOL: return fixed(1) && static_cast<unsigned char>(*p) <= 1;
+    case BSON_TYPE_UTF8: {
+      if (room < 5) return false;
+      const std::uint32_t len = le32(p);
+      if (len < 1 || len > room - 4 || p[4 + len - 1] != '\0') return false;
+      n = 4 + static_cast<std::size_t>(len);
+      return bson_text_is_utf8(p + 4, len - 1, true);
+    }
+    case BSON_TYPE_DOCUMENT:
+    case BSON_TYPE_ARRAY: {
+      if (room < 5) return false;
+      const std::uint32_t len = le32(p);
+      if (len < 5 || len > room) return false;
+      n = len;
+      return copyable_doc(p, len, depth + 1, type == BSON_TYPE_ARRAY);
+    }
+    case BSON_TYPE_BINARY: {
+      if (room < 5) return false;
+      const std::uint32_t len = le32(p);
+      if (len > INT32_MAX || len > room - 5) return false;
+      n = 5 + static_cast<std::size_t>(len);
+      return static_cast<unsigned char>(p[4]) != BSON_SUBTYPE_BINARY_DEPRECATED;
+    }
+    default: return false;  // deprecated types and regexes are re-encoded differently
+  }
+}
+
+// One element at [p, end): type, NUL-terminated name, value. Sets `key`, `key_len` and
+// `size` (the element's bytes); false when anything is off.
+bool split_element(const char* p, const char* end, const char*& key, std::size_t& key_len, std::size_t& size,
+                   int depth) {
+  if (p >= end) return false;
+  const auto type = static_cast<std::uint8_t>(*p);
+  key = p + 1;
+  const void* nul = std::memchr(key, '\0', static_cast<std::size_t>(end - key));
+  if (nul == nullptr) return false;
+  key_len = static_cast<std::size_t>(static_cast<const char*>(nul) - key);
+  if (!bson_text_is_utf8(key, key_len, false)) return false;
+  const char* v = key + key_len + 1;
+  std::size_t n = 0;
+  if (!copyable_value(type, v, end, depth, n)) return false;
+  size = static_cast<std::size_t>(v - p) + n;
+  return true;
+}
+
+bool copyable_doc(const char* data, std::size_t len, int depth, bool array) {
+  if (depth > k_max_nesting || data == nullptr || len < 5 || le32(data) != len || data[len - 1] != '\0') return false;
+  const char* p = data + 4;
+  const char* end = data + len - 1;  // the terminating NUL
   std::uint32_t index = 0;
-  while (bson_iter_next(&it)) {
-    const char* key = bson_iter_key(&it);
-    const std::size_t n = bson_iter_key_len(&it);
-    if (!bson_text_is_utf8(key, n, false)) return false;
+  while (p < end) {
+    const char* key = nullptr;
+    std::size_t n = 0, size = 0;
+    if (!split_element(p, end, key, n, size, depth)) return false;
     if (array ? !array_key(key, n, index++) : !good_name(key, n)) return false;
-    if (!copyable_value(it, depth)) return false;
-    if (depth == 1 && n == 3 && std::memcmp(key, "_id", 3) == 0 && bson_iter_type(&it) == BSON_TYPE_ARRAY) {
+    if (depth == 1 && n == 3 && std::memcmp(key, "_id", 3) == 0 && static_cast<std::uint8_t>(*p) == BSON_TYPE_ARRAY) {
       return false;  // the rules refuse an `_id` array
     }
-    end = it.next_off;
+    p += size;
   }
-  return it.err_off == 0 && end == len - 1;
+  return p == end;
 }
 
 }  // namespace
 
-bool raw_copyable_document(std::string_view stored) {
-  return copyable_doc(reinterpret_cast<const std::uint8_t*>(stored.data()), stored.size(), 1, false);
-}
+bool raw_copyable_document(std::string_view stored) { return copyable_doc(stored.data(), stored.size(), 1, false); }
 
 std::optional<raw_updater> raw_updater::make(const update_spec& spec) {
   if (spec.uses_positional()) return std::nullopt;
@@ -126,24 +148,35 @@ bool raw_updater::prepare(std::string_view stored, prepared& out) const {
   bson_iter_t it;
   if (!bson_iter_init_from_data(&it, data, stored.size())) return false;
   std::uint32_t end = 4;
+  bool in_run = false;  // the last view field is a placeholder that may grow
   while (bson_iter_next(&it)) {
     const char* key = bson_iter_key(&it);
     const std::size_t n = bson_iter_key_len(&it);
     if (!bson_text_is_utf8(key, n, false)) return false;
-    const std::string_view name(key, n);
-    const auto index = static_cast<std::int64_t>(out.elements.size());
-    out.elements.emplace_back(it.off, it.next_off);
     end = it.next_off;
-    if (touched(name)) {
+    if (touched(std::string_view(key, n))) {
       // Decoded exactly as from_bson would; the rules are checked on the result.
       value v;
       if (!decode_bson_element(it, v, 1)) return false;
-      out.view.push_back(field{std::string(name), std::move(v)});
+      out.view.push_back(field{std::string(key, n), std::move(v)});
+      in_run = false;
       continue;
     }
-    if (!good_name(key, n) || !copyable_value(it, 1)) return false;
-    if (name == "_id" && bson_iter_type(&it) == BSON_TYPE_ARRAY) return false;  // the rules refuse it
-    out.view.push_back(field{std::string(name), value(index)});  // placeholder: element index
+    const char* at = stored.data() + it.off;
+    const char* k = nullptr;
+    std::size_t kn = 0, size = 0;
+    if (!split_element(at, stored.data() + it.next_off, k, kn, size, 1) || size != it.next_off - it.off) return false;
+    if (!good_name(k, kn)) return false;
+    if (kn == 3 && std::memcmp(k, "_id", 3) == 0 && static_cast<std::uint8_t>(*at) == BSON_TYPE_ARRAY) return false;
+    if (in_run) {
+      out.elements.back().second = it.next_off;
+      continue;
+    }
+    // Untouched elements in a row stand in the view as one placeholder: the name ".", which
+    // no update path can start with, and the run's index.
+    out.view.push_back(field{".", value(static_cast<std::int64_t>(out.elements.size()))});
+    out.elements.emplace_back(it.off, it.next_off);
+    in_run = true;
   }
   return it.err_off == 0 && end == stored.size() - 1;
 }

@@ -1,8 +1,8 @@
 // omgdb engine — an update applied to a stored document's BSON bytes, decoding only the
 // top-level fields the update names (update_raw.cpp). Not public: the write paths use it.
 //
-// The untouched top-level fields stand in the document apply() sees as placeholders (their
-// element index under their own name) and are copied back byte for byte; only the touched
+// The untouched top-level fields stand in the document apply() sees as placeholders (a field
+// "." per run of them, holding the run's index) and are copied back byte for byte; only the touched
 // fields are decoded, updated by update_spec::apply and encoded again. The result is the
 // bytes `to_bson(apply(from_bson(stored)))` would give, whenever this path answers at all:
 // it declines (outcome::decode) whenever the stored bytes are anything but what to_bson
@@ -31,8 +31,11 @@ class raw_updater {
   // One stored document split into top-level elements, the touched ones decoded.
   struct prepared {
     std::string_view stored;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> elements;  // [begin, end) offsets
-    document view;  // touched fields decoded, the others as placeholders
+    // [begin, end) offsets of each run of untouched elements
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> elements;
+    // The touched fields decoded, each run of untouched ones as one placeholder field named
+    // "." holding the run's index
+    document view;
   };
   // Splits and checks `stored` (see the header comment); false: decode it instead.
   bool prepare(std::string_view stored, prepared& out) const;
