@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "engine/bson_codec.hpp"
+#include "engine/bson_writer.hpp"
 #include "engine/ejson.hpp"
 #include "engine/index.hpp"
 #include "engine/index_plan.hpp"
@@ -300,7 +301,7 @@ result<value> write_session::insert(catalog_entry& c, document doc) {
   if (*existing) {
     return make_error("duplicate _id " + to_json(*id) + " in collection `" + c.name + "`");
   }
-  auto bytes = to_bson(doc);
+  auto bytes = encode_document(doc);
   if (!bytes) return std::move(bytes).error();
   if (auto x = txn_.index(c, nullptr, &doc); !x) return std::move(x).error();  // indexes
   txn_.batch().Put(s_.docs, key, *bytes);
@@ -314,7 +315,7 @@ result<value> write_session::insert(catalog_entry& c, document doc) {
 result<bool> write_session::overwrite(const catalog_entry& c, const session_doc& old,
                                       const document& next, std::string_view op) {
   if (auto r = check_document_rules(next); !r) return std::move(r).error();
-  auto bytes = to_bson(next);
+  auto bytes = encode_document(next);
   if (!bytes) return std::move(bytes).error();
   if (*bytes == old.bytes) return false;
   if (auto v = rules_.check(c, next); !v) return std::move(v).error();  // validation

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/bson_codec.hpp"
+#include "engine/bson_writer.hpp"
 #include "engine/bson_element.hpp"
 #include "engine/store_detail.hpp"
 
@@ -191,7 +192,7 @@ raw_updater::outcome raw_updater::finish(prepared& doc, const update_apply_optio
     if (touched(f.name)) fresh.push_back(field{f.name, std::move(f.val)});
   }
   if (!check_document_rules(fresh)) return outcome::decode;
-  auto fresh_bytes = to_bson(fresh);
+  auto fresh_bytes = encode_document(fresh);
   if (!fresh_bytes) return outcome::decode;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> fresh_elements;
   bson_iter_t it;
