@@ -32,8 +32,18 @@ void patch32(std::string& out, std::size_t at, std::uint32_t v) {
 
 bool write_fields(const document& doc, std::string& out, int depth);
 
+// bson_text_is_utf8 (to_bson's check) with its most common answer inline: text of bytes
+// 0x01-0x7f only is valid UTF-8; anything else gets the full check.
+bool text_ok(std::string_view s, bool allow_null) {
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0 || c >= 0x80) return bson_text_is_utf8(s.data(), s.size(), allow_null);
+  }
+  return true;
+}
+
 bool name(std::string& out, kind type, std::string_view key) {
-  if (key.find('\0') != std::string_view::npos || !bson_text_is_utf8(key.data(), key.size(), false)) return false;
+  if (key.find('\0') != std::string_view::npos || !text_ok(key, false)) return false;
   out.push_back(static_cast<char>(type));
   out.append(key);
   out.push_back('\0');
@@ -61,7 +71,7 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
     }
     case kind::string: {
       const auto& s = v.as_string();
-      if (s.size() > k_max_document || !bson_text_is_utf8(s.data(), s.size(), true)) return false;
+      if (s.size() > k_max_document || !text_ok(s, true)) return false;
       le32(out, static_cast<std::uint32_t>(s.size() + 1));
       out.append(s);
       out.push_back('\0');

@@ -23,6 +23,16 @@ std::uint32_t le32(const char* p) {
   return v;
 }
 
+// bson_text_is_utf8 (the decoder's check) with its most common answer inline: text of bytes
+// 0x01-0x7f only is valid UTF-8; anything else gets the full check.
+bool text_ok(const char* s, std::size_t n, bool allow_null) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0 || c >= 0x80) return bson_text_is_utf8(s, n, allow_null);
+  }
+  return true;
+}
+
 // A field name check_document_rules accepts: not starting with '$', without '.'.
 bool good_name(const char* key, std::size_t n) {
   return (n == 0 || key[0] != '$') && std::memchr(key, '.', n) == nullptr;
@@ -65,7 +75,7 @@ bool copyable_value(std::uint8_t type, const char* p, const char* end, int depth
       const std::uint32_t len = le32(p);
       if (len < 1 || len > room - 4 || p[4 + len - 1] != '\0') return false;
       n = 4 + static_cast<std::size_t>(len);
-      return bson_text_is_utf8(p + 4, len - 1, true);
+      return text_ok(p + 4, len - 1, true);
     }
     case BSON_TYPE_DOCUMENT:
     case BSON_TYPE_ARRAY: {
@@ -96,7 +106,7 @@ bool split_element(const char* p, const char* end, const char*& key, std::size_t
   const void* nul = std::memchr(key, '\0', static_cast<std::size_t>(end - key));
   if (nul == nullptr) return false;
   key_len = static_cast<std::size_t>(static_cast<const char*>(nul) - key);
-  if (!bson_text_is_utf8(key, key_len, false)) return false;
+  if (!text_ok(key, key_len, false)) return false;
   const char* v = key + key_len + 1;
   std::size_t n = 0;
   if (!copyable_value(type, v, end, depth, n)) return false;
@@ -153,7 +163,7 @@ bool raw_updater::prepare(std::string_view stored, prepared& out) const {
   while (bson_iter_next(&it)) {
     const char* key = bson_iter_key(&it);
     const std::size_t n = bson_iter_key_len(&it);
-    if (!bson_text_is_utf8(key, n, false)) return false;
+    if (!text_ok(key, n, false)) return false;
     end = it.next_off;
     if (touched(std::string_view(key, n))) {
       // Decoded exactly as from_bson would; the rules are checked on the result.
