@@ -44,9 +44,12 @@ bool text_ok(std::string_view s, bool allow_null) {
 
 bool name(std::string& out, kind type, std::string_view key) {
   if (key.find('\0') != std::string_view::npos || !text_ok(key, false)) return false;
-  out.push_back(static_cast<char>(type));
-  out.append(key);
-  out.push_back('\0');
+  const std::size_t at = out.size();
+  out.resize(at + key.size() + 2);  // type byte, name, NUL
+  char* p = out.data() + at;
+  p[0] = static_cast<char>(type);
+  std::memcpy(p + 1, key.data(), key.size());
+  p[key.size() + 1] = '\0';
   return true;
 }
 
@@ -73,8 +76,10 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
       const auto& s = v.as_string();
       if (s.size() > k_max_document || !text_ok(s, true)) return false;
       le32(out, static_cast<std::uint32_t>(s.size() + 1));
-      out.append(s);
-      out.push_back('\0');
+      const std::size_t at = out.size();
+      out.resize(at + s.size() + 1);
+      std::memcpy(out.data() + at, s.data(), s.size());
+      out[at + s.size()] = '\0';
       return true;
     }
     case kind::document: return depth + 1 <= k_max_nesting && write_fields(v.as_document(), out, depth + 1);
@@ -137,6 +142,7 @@ bool write_fields(const document& doc, std::string& out, int depth) {
 
 bool write_bson(const document& doc, std::string& out) {
   out.clear();
+  out.reserve(256);  // most documents fit: no regrowth on the way
   return write_fields(doc, out, 1);
 }
 
