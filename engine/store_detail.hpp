@@ -8,8 +8,8 @@
 //          "catalog/" + name       → BSON {id: int64} (one entry per collection)
 //          "count/" + u32 id       → u64             (document counter of that collection)
 //   docs   u32 id + keystring(_id) → BSON document
-//   oplog  u64 seq                 → BSON {seq, op, collection, _id?, before?, after?, count?,
-//                                          batch, ts}
+//   oplog  u64 seq                 → BSON {seq, op, collection, _id?, before?, after? | afterPatch?,
+//                                          count?, batch, ts} (afterPatch: see oplog_after)
 #pragma once
 
 #include <cstdint>
@@ -205,7 +205,14 @@ class write_txn {
   std::uint64_t seq_;
   std::uint64_t batch_id_;
   std::optional<std::uint32_t> next_collection_id_;
+  std::string record_;  // the op-log record being built, reused
 };
+
+// The after image of the op-log record `record` (store_oplog.cpp), the one function every
+// reader of `after` uses: the record's `after` document, or, when it holds `afterPatch`
+// instead (write_txn writes that when it is smaller), its `before` with the patch applied.
+// `out` is left empty when the record has neither; false when the record is corrupt.
+bool oplog_after(std::string_view record, std::string& out);
 
 }  // namespace omgdb::engine::detail
 
@@ -229,6 +236,8 @@ class rules_checker {
  public:
   explicit rules_checker(const store::impl& s) : s_(s) {}
   status check(const catalog_entry& c, const document& doc);
+  // Whether the collection has validation rules (read once per collection, as check does).
+  result<bool> has_rules(const catalog_entry& c);
 
  private:
   const store::impl& s_;
@@ -264,8 +273,11 @@ class write_session {
   // given). `visit` returns true to go on. Polls the scan_control every k_poll_every docs.
   // With `filter` (and no point), an index the planner chooses narrows the scan, as long as
   // this session has not written to the collection yet; the visit order stays `_id` order.
+  // With `decode` false the visit gets the stored bytes only (session_doc::doc empty) and
+  // decodes them itself, reporting corruption as the scan would (corrupt_document).
   status scan(const catalog_entry& c, const value* point,
-              const std::function<result<bool>(session_doc&)>& visit, const document* filter = nullptr);
+              const std::function<result<bool>(session_doc&)>& visit, const document* filter = nullptr,
+              bool decode = true);
 
   // Inserts a new document (prepare_new_document rules; duplicate `_id` is an error).
   result<value> insert(catalog_entry& c, document doc);
@@ -273,6 +285,13 @@ class write_session {
   // images. Returns whether anything was written.
   result<bool> overwrite(const catalog_entry& c, const session_doc& old, const document& next,
                          std::string_view op);
+  // overwrite() with the new stored bytes already built (update_raw.hpp) and checked
+  // against the document rules; only for a collection that is bare() (no validation rules,
+  // no indexes: there is nothing else to check or maintain).
+  result<bool> overwrite_bytes(const catalog_entry& c, const session_doc& old, std::string bytes,
+                               std::string_view op);
+  // True when `c` has neither validation rules nor indexes.
+  result<bool> bare(const catalog_entry& c);
   status remove(catalog_entry& c, const session_doc& old);
   result<std::optional<session_doc>> get(const catalog_entry& c, const value& id);
 

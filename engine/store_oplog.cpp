@@ -6,10 +6,13 @@
 // two documents of up to 16 MiB each is still written (the 16 MiB cap is a document limit).
 #include <bson/bson.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "engine/bson_codec.hpp"
 #include "engine/bson_record.hpp"
+#include "engine/oplog_patch.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine {
@@ -21,16 +24,140 @@ std::int64_t now_millis() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// Appends the first `_id` element of the BSON document `bytes` as it is stored; false when
-// the bytes hold none (the caller then encodes the `_id` value).
-bool copy_stored_id(bson_t* out, std::string_view bytes) {
+// The bytes of the first `_id` element (type, name, value) of the BSON document `bytes` as
+// stored; empty when the bytes hold none (the caller then encodes the `_id` value).
+std::string_view stored_id_element(std::string_view bytes) {
   bson_iter_t it;
-  return bytes.size() >= 5 &&
-         bson_iter_init_from_data(&it, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) &&
-         bson_iter_find_w_len(&it, "_id", 3) && bson_append_iter(out, "_id", 3, &it);
+  if (bytes.size() < 5 ||
+      !bson_iter_init_from_data(&it, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) ||
+      !bson_iter_find_w_len(&it, "_id", 3)) {
+    return {};
+  }
+  return bytes.substr(it.off, it.next_off - it.off);
+}
+
+std::uint32_t get_le32(const char* p) {
+  std::uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+// What bson_init_static accepts: a length header equal to the size, a trailing NUL.
+bool whole_document(std::string_view bytes) {
+  if (bytes.size() < 5 || bytes.back() != '\0') return false;
+  return get_le32(bytes.data()) == bytes.size();
+}
+
+void put_le32(std::string& out, std::uint32_t v) {
+  char b[4];
+  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out.append(b, 4);
+}
+
+void put_le64(std::string& out, std::uint64_t v) {
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out.append(b, 8);
+}
+
+// An op-log record built by hand: the same bytes libbson's appends give, without their
+// per-element overhead (the record of every document an update_many writes).
+class record_writer {
+ public:
+  explicit record_writer(std::string& out) : b_(out) { b_.assign(4, '\0'); }
+  void int64(std::string_view key, std::int64_t v) {
+    name(BSON_TYPE_INT64, key);
+    put_le64(b_, static_cast<std::uint64_t>(v));
+  }
+  void date(std::string_view key, std::int64_t millis) {
+    name(BSON_TYPE_DATE_TIME, key);
+    put_le64(b_, static_cast<std::uint64_t>(millis));
+  }
+  void utf8(std::string_view key, std::string_view text) {
+    name(BSON_TYPE_UTF8, key);
+    put_le32(b_, static_cast<std::uint32_t>(text.size() + 1));
+    b_.append(text);
+    b_.push_back('\0');
+  }
+  void embedded(std::string_view key, std::string_view doc) {
+    name(BSON_TYPE_DOCUMENT, key);
+    b_.append(doc);
+  }
+  // A binary (subtype 0) of `head` followed by `tail`.
+  void binary(std::string_view key, std::string_view head, std::string_view tail) {
+    name(BSON_TYPE_BINARY, key);
+    put_le32(b_, static_cast<std::uint32_t>(head.size() + tail.size()));
+    b_.push_back('\0');
+    b_.append(head);
+    b_.append(tail);
+  }
+  void element(std::string_view bytes) { b_.append(bytes); }
+  std::string_view finish() {
+    b_.push_back('\0');
+    const auto n = static_cast<std::uint32_t>(b_.size());
+    for (int i = 0; i < 4; ++i) b_[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+    return b_;
+  }
+
+ private:
+  void name(bson_type_t type, std::string_view key) {
+    b_.push_back(static_cast<char>(type));
+    b_.append(key);
+    b_.push_back('\0');
+  }
+  std::string& b_;
+};
+
+// `afterPatch` (oplog_patch.hpp) instead of `after` when it saves bytes.
+constexpr std::string_view k_after_patch = "afterPatch";
+
+void append_after(record_writer& w, std::string_view before, std::string_view after) {
+  // A binary element is 1 + 10 + 1 + 4 + 1 bytes plus the patch, an embedded one 1 + 5 + 1
+  // plus the document: the patch must save the 10 bytes of difference, and a few more.
+  if (auto patch = make_after_patch(before, after, 16)) {
+    w.binary(k_after_patch, *patch, {});
+    return;
+  }
+  w.embedded("after", after);
 }
 
 }  // namespace
+
+bool oplog_after(std::string_view record, std::string& out) {
+  out.clear();
+  bson_iter_t it;
+  if (record.size() < 5 ||
+      !bson_iter_init_from_data(&it, reinterpret_cast<const std::uint8_t*>(record.data()), record.size())) {
+    return false;
+  }
+  std::string_view before, patch;
+  bool has_patch = false;
+  while (bson_iter_next(&it)) {
+    const std::string_view key(bson_iter_key(&it), bson_iter_key_len(&it));
+    if ((key == "after" || key == "before") && BSON_ITER_HOLDS_DOCUMENT(&it)) {
+      std::uint32_t len = 0;
+      const std::uint8_t* data = nullptr;
+      bson_iter_document(&it, &len, &data);
+      const std::string_view doc(reinterpret_cast<const char*>(data), len);
+      if (key == "after") {
+        out.assign(doc);
+        return true;
+      }
+      before = doc;
+    } else if (key == k_after_patch && BSON_ITER_HOLDS_BINARY(&it)) {
+      bson_subtype_t subtype;
+      std::uint32_t len = 0;
+      const std::uint8_t* data = nullptr;
+      bson_iter_binary(&it, &subtype, &len, &data);
+      if (data == nullptr || len < 8) return false;
+      patch = std::string_view(reinterpret_cast<const char*>(data), len);
+      has_patch = true;
+    }
+  }
+  if (it.err_off != 0) return false;
+  if (!has_patch) return true;
+  return apply_after_patch(before, patch, out) && !out.empty();
+}
 
 write_txn::write_txn(store::impl& s) : s_(s), seq_(s.last_seq), batch_id_(s.last_batch + 1) {}
 
@@ -44,26 +171,39 @@ status write_txn::log(std::string_view op, std::string_view collection, const va
   seq_ = seq;
   return {};
 #endif
-  bson_builder rec;
-  bool ok = bson_append_int64(&rec.doc, "seq", 3, static_cast<std::int64_t>(seq)) &&
-            bson_append_utf8(&rec.doc, "op", 2, op.data(), static_cast<int>(op.size())) &&
-            bson_append_utf8(&rec.doc, "collection", 10, collection.data(),
-                             static_cast<int>(collection.size()));
-  if (ok && id != nullptr) {
+  if ((!before.empty() && !whole_document(before)) || (!after.empty() && !whole_document(after))) {
+    return make_error("cannot build the op-log record for " + std::string(op));
+  }
+  record_writer w(record_);
+  w.int64("seq", static_cast<std::int64_t>(seq));
+  w.utf8("op", op);
+  w.utf8("collection", collection);
+  if (id != nullptr) {
     // `id` is the `_id` of the document whose bytes are `before` (or, for an insert, `after`):
     // its stored element is copied rather than encoded again.
-    if (!copy_stored_id(&rec.doc, !before.empty() ? before : after)) {
-      if (auto a = append_id(&rec.doc, *id); !a) return a;
+    const std::string_view stored = stored_id_element(!before.empty() ? before : after);
+    if (!stored.empty()) {
+      w.element(stored);
+    } else {
+      bson_builder one;
+      if (auto a = append_id(&one.doc, *id); !a) return a;
+      const std::string_view bytes = one.bytes();
+      w.element(bytes.substr(4, bytes.size() - 5));
     }
   }
-  if (ok && !before.empty()) ok = append_embedded(&rec.doc, "before", before);
-  if (ok && !after.empty()) ok = append_embedded(&rec.doc, "after", after);
-  if (ok && count) ok = bson_append_int64(&rec.doc, "count", 5, static_cast<std::int64_t>(*count));
-  ok = ok && bson_append_int64(&rec.doc, "batch", 5, static_cast<std::int64_t>(batch_id_)) &&
-       bson_append_date_time(&rec.doc, "ts", 2, now_millis());
-  if (!ok) return make_error("cannot build the op-log record for " + std::string(op));
+  if (!before.empty()) w.embedded("before", before);
+  if (!after.empty()) {
+    if (before.empty()) {
+      w.embedded("after", after);
+    } else {
+      append_after(w, before, after);
+    }
+  }
+  if (count) w.int64("count", static_cast<std::int64_t>(*count));
+  w.int64("batch", static_cast<std::int64_t>(batch_id_));
+  w.date("ts", now_millis());
   seq_ = seq;
-  batch_.Put(s_.oplog, oplog_key(seq), slice(rec.bytes()));
+  batch_.Put(s_.oplog, oplog_key(seq), slice(w.finish()));
   return {};
 }
 
@@ -124,10 +264,22 @@ result<std::vector<document>> store::oplog(std::uint64_t after_seq, std::size_t 
   auto ro = snap.read_options();
   std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(ro, impl_->oplog));
   for (it->Seek(oplog_key(after_seq + 1)); it->Valid(); it->Next()) {
-    auto rec = from_bson(std::string_view(it->value().data(), it->value().size()));
+    const std::string_view bytes = it->value().ToStringView();
+    auto rec = from_bson(bytes);
     if (!rec) {
       return make_error("corrupt op-log record (key " + hex(it->key().ToStringView()) + "): " +
                         rec.error().message);
+    }
+    // A patched after image is shown as the `after` it stands for.
+    for (auto& f : *rec) {
+      if (f.name != k_after_patch) continue;
+      std::string after;
+      auto image = oplog_after(bytes, after) ? from_bson(after) : result<document>(make_error("bad afterPatch"));
+      if (!image) {
+        return make_error("corrupt op-log record (key " + hex(it->key().ToStringView()) + "): " +
+                          image.error().message);
+      }
+      f = field{"after", value(std::move(*image))};
     }
     out.push_back(std::move(*rec));
     if (limit != 0 && out.size() >= limit) break;

@@ -7,6 +7,7 @@
 #include "engine/filter.hpp"
 #include "engine/store_detail.hpp"
 #include "engine/update.hpp"
+#include "engine/update_raw.hpp"
 
 namespace omgdb::engine {
 namespace detail {
@@ -54,10 +55,19 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
   store::update_result out;
   const bool positional = spec->uses_positional();
   if (*c != nullptr) {
+    // The byte path (update_raw.hpp) when nothing needs the decoded documents: no
+    // validation rules, no indexes, no images to return. It declines, document by document,
+    // whatever it cannot do exactly as the decoding path does.
+    std::optional<raw_updater> raw;
+    if (images == nullptr) raw = raw_updater::make(*spec);
+    if (raw) {
+      auto bare = w.bare(**c);
+      if (!bare) return std::move(bare).error();
+      if (!*bare) raw.reset();
+    }
     std::uint64_t scanned = 0;
-    auto st = w.scan(**c, point_of(*match), [&](session_doc& d) -> result<bool> {
-      if (bounds.max_scanned && scanned >= *bounds.max_scanned) return scanned_too_many(bounds);
-      ++scanned;
+    // One document from the match on, decoded.
+    auto decoded = [&](session_doc& d) -> result<bool> {
       filter::match_details details;
       if (!(positional ? match->matches(d.doc, details) : match->matches(d.doc))) return true;
       ++out.matched;
@@ -77,7 +87,42 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
         images->after = next->changed ? std::move(next->doc) : d.doc;
       }
       return many;
-    }, &request.filter);
+    };
+    raw_updater::prepared prepared;
+    std::string next_bytes;
+    const bool everything = match->matches_everything();
+    auto st = w.scan(**c, point_of(*match), [&](session_doc& d) -> result<bool> {
+      const bool sound = raw && raw->prepare(d.bytes, prepared);
+      if (raw && !sound) {  // decoded as the scan would have, corruption reported alike
+        auto doc = from_bson(d.bytes);
+        if (!doc) return corrupt_document((*c)->name, std::string_view(d.key).substr(4), doc.error());
+        d.doc = std::move(*doc);
+      }
+      if (bounds.max_scanned && scanned >= *bounds.max_scanned) return scanned_too_many(bounds);
+      ++scanned;
+      if (!sound) return decoded(d);
+      const std::optional<bool> hit = everything ? std::optional<bool>(true) : match->matches_bson(d.bytes);
+      if (hit && !*hit) return true;
+      if (hit) {
+        update_apply_options options;
+        options.now_millis = w.now_millis();
+        const auto done = raw->finish(prepared, options, next_bytes);
+        if (done != raw_updater::outcome::decode) {
+          ++out.matched;
+          if (done == raw_updater::outcome::changed) {
+            auto written = w.overwrite_bytes(**c, d, std::move(next_bytes), "update");
+            if (!written) return std::move(written).error();
+            if (*written) ++out.modified;
+            if (auto m = check_mutations(w, bounds, "modified"); !m) return std::move(m).error();
+          }
+          return many;
+        }
+      }
+      auto doc = from_bson(d.bytes);
+      if (!doc) return corrupt_document((*c)->name, std::string_view(d.key).substr(4), doc.error());
+      d.doc = std::move(*doc);
+      return decoded(d);
+    }, &request.filter, !raw);
     if (!st) return std::move(st).error();
   }
   if (out.matched == 0 && request.upsert_document) {

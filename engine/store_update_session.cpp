@@ -8,7 +8,9 @@
 #include <chrono>
 
 #include "engine/bson_codec.hpp"
+#include "engine/bson_writer.hpp"
 #include "engine/ejson.hpp"
+#include "engine/index.hpp"
 #include "engine/index_plan.hpp"
 #include "engine/store_detail.hpp"
 
@@ -112,7 +114,7 @@ result<value> prepare_new_document(document& doc) {
   return doc.front().val;
 }
 
-status rules_checker::check(const catalog_entry& c, const document& doc) {
+result<bool> rules_checker::has_rules(const catalog_entry& c) {
   auto [it, fresh] = has_rules_.try_emplace(c.id, true);
   if (fresh) {
     std::string bytes;
@@ -124,7 +126,13 @@ status rules_checker::check(const catalog_entry& c, const document& doc) {
       return storage_error(s_.path, "read", st);
     }
   }
-  if (!it->second) return {};
+  return it->second;
+}
+
+status rules_checker::check(const catalog_entry& c, const document& doc) {
+  auto has = has_rules(c);
+  if (!has) return std::move(has).error();
+  if (!*has) return {};
   return check_rules(s_, c, doc);
 }
 
@@ -194,16 +202,20 @@ result<std::optional<std::string>> write_session::read(const std::string& key) {
 }
 
 status write_session::scan(const catalog_entry& c, const value* point,
-                           const std::function<result<bool>(session_doc&)>& visit, const document* filter) {
+                           const std::function<result<bool>(session_doc&)>& visit, const document* filter,
+                           bool decode) {
   std::uint64_t seen = 0;
   auto handle = [&](std::string key, std::string bytes) -> result<bool> {
     if (seen % k_poll_every == 0) {
       if (auto p = poll(control_, seen, c.documents); !p) return std::move(p).error();
     }
     ++seen;
-    auto doc = from_bson(bytes);
-    if (!doc) return corrupt_document(c.name, std::string_view(key).substr(4), doc.error());
-    session_doc sd{std::move(key), std::move(bytes), std::move(*doc)};
+    session_doc sd{std::move(key), std::move(bytes), {}};
+    if (decode) {
+      auto doc = from_bson(sd.bytes);
+      if (!doc) return corrupt_document(c.name, std::string_view(sd.key).substr(4), doc.error());
+      sd.doc = std::move(*doc);
+    }
     return visit(sd);
   };
   if (point != nullptr) {
@@ -289,7 +301,7 @@ result<value> write_session::insert(catalog_entry& c, document doc) {
   if (*existing) {
     return make_error("duplicate _id " + to_json(*id) + " in collection `" + c.name + "`");
   }
-  auto bytes = to_bson(doc);
+  auto bytes = encode_document(doc);
   if (!bytes) return std::move(bytes).error();
   if (auto x = txn_.index(c, nullptr, &doc); !x) return std::move(x).error();  // indexes
   txn_.batch().Put(s_.docs, key, *bytes);
@@ -303,7 +315,7 @@ result<value> write_session::insert(catalog_entry& c, document doc) {
 result<bool> write_session::overwrite(const catalog_entry& c, const session_doc& old,
                                       const document& next, std::string_view op) {
   if (auto r = check_document_rules(next); !r) return std::move(r).error();
-  auto bytes = to_bson(next);
+  auto bytes = encode_document(next);
   if (!bytes) return std::move(bytes).error();
   if (*bytes == old.bytes) return false;
   if (auto v = rules_.check(c, next); !v) return std::move(v).error();  // validation
@@ -315,6 +327,27 @@ result<bool> write_session::overwrite(const catalog_entry& c, const session_doc&
   if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::move(*bytes));  // scans ascend
   ++mutations_;
   return true;
+}
+
+result<bool> write_session::overwrite_bytes(const catalog_entry& c, const session_doc& old, std::string bytes,
+                                            std::string_view op) {
+  if (bytes == old.bytes) return false;
+  txn_.batch().Put(s_.docs, old.key, bytes);
+  value id;  // as find_field(old.doc, "_id") would give it: the op-log record copies it
+  const bool has_id = bson_get_field(old.bytes, "_id", id);
+  if (auto l = log_write(c, op, has_id ? &id : nullptr, old.bytes, bytes); !l) return std::move(l).error();
+  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::move(bytes));  // scans ascend
+  ++mutations_;
+  return true;
+}
+
+result<bool> write_session::bare(const catalog_entry& c) {
+  auto rules = rules_.has_rules(c);
+  if (!rules) return std::move(rules).error();
+  if (*rules) return false;
+  auto defs = read_index_defs(s_, rocksdb::ReadOptions(), c.id);
+  if (!defs) return std::move(defs).error();
+  return defs->empty();
 }
 
 status write_session::remove(catalog_entry& c, const session_doc& old) {

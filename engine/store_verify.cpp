@@ -35,6 +35,7 @@ struct record_view {
   std::string op;
   std::string collection;
   std::string_view after;
+  std::string patched;  // the after image rebuilt from `afterPatch` (oplog_after)
   bool has_id = false;
   value id;
 };
@@ -57,6 +58,9 @@ bool parse_record(std::string_view bytes, record_view& out) {
       const std::uint8_t* data = nullptr;
       bson_iter_document(&it, &len, &data);
       out.after = std::string_view(reinterpret_cast<const char*>(data), len);
+    } else if (key == "afterPatch") {
+      if (!oplog_after(bytes, out.patched) || out.patched.empty()) return false;
+      out.after = out.patched;
     }
   }
   out.has_id = bson_get_field(bytes, "_id", out.id);

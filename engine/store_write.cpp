@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "engine/bson_codec.hpp"
+#include "engine/bson_writer.hpp"
 #include "engine/ejson.hpp"
 #include "engine/index.hpp"
 #include "engine/store_detail.hpp"
@@ -82,7 +83,7 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
       }
     }
     if (auto v = rules.check(entry, docs[i]); !v) return fail(i, std::move(v).error());  // validation
-    auto bytes = to_bson(docs[i]);
+    auto bytes = encode_document(docs[i]);
     if (!bytes) return fail(i, std::move(bytes).error());
     if (auto x = txn.index(entry, nullptr, &docs[i]); !x) return fail(i, std::move(x).error());  // indexes
     txn.batch().Put(s.docs, key, *bytes);
@@ -161,7 +162,7 @@ result<replace_outcome> store::replace(std::string_view collection, const value&
     next.push_back(std::move(f));
   }
   if (auto c = check_document_rules(next); !c) return std::move(c).error();
-  auto bytes = to_bson(next);
+  auto bytes = encode_document(next);
   if (!bytes) return std::move(bytes).error();
   if (*bytes == (*old)->bytes) return replace_outcome{1, 0};  // unchanged: nothing to write
   if (auto v = check_rules(s, entry, next); !v) return std::move(v).error();  // validation

@@ -27,6 +27,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "common/result.hpp"
 #include "engine/filter.hpp"
@@ -72,6 +75,11 @@ class update_spec {
 
   // True when a path uses the positional `$` (the caller must then supply match details).
   bool uses_positional() const noexcept;
+
+  // The distinct top-level field names the update's paths start with ($rename: source and
+  // target), in first-use order: apply() reads and writes no other top-level field. nullopt
+  // when a path starts with `$`, `$[]` or `$[id]`.
+  std::optional<std::vector<std::string>> root_fields() const;
 
   struct impl;
 

@@ -154,4 +154,18 @@ result<update_outcome> update_spec::apply(const document& doc, const update_appl
   return out;
 }
 
+std::optional<std::vector<std::string>> update_spec::root_fields() const {
+  std::vector<std::string> out;
+  auto add = [&](const parts& p) {
+    if (p.empty() || p.front().k != part::kind::field) return false;
+    if (std::find(out.begin(), out.end(), p.front().name) == out.end()) out.push_back(p.front().name);
+    return true;
+  };
+  for (const auto& op : impl_->ops) {
+    if (!add(op.path)) return std::nullopt;
+    if (op.kind == op_kind::rename && !add(op.from)) return std::nullopt;
+  }
+  return out;
+}
+
 }  // namespace omgdb::engine

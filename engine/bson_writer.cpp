@@ -1,0 +1,155 @@
+// omgdb engine — to_bson's bytes without libbson (bson_writer.hpp).
+#include "engine/bson_writer.hpp"
+
+#include <bson/bson.h>
+
+#include <cstring>
+
+#include "engine/bson_codec.hpp"
+#include "engine/bson_element.hpp"
+
+namespace omgdb::engine::detail {
+namespace {
+
+constexpr int k_max_nesting = 200;                        // bson_codec.cpp's limit
+constexpr std::size_t k_max_document = 16 * 1024 * 1024;  // MongoDB's BSON size limit
+
+void le32(std::string& out, std::uint32_t v) {
+  char b[4];
+  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out.append(b, 4);
+}
+
+void le64(std::string& out, std::uint64_t v) {
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  out.append(b, 8);
+}
+
+void patch32(std::string& out, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+bool write_fields(const document& doc, std::string& out, int depth);
+
+// bson_text_is_utf8 (to_bson's check) with its most common answer inline: text of bytes
+// 0x01-0x7f only is valid UTF-8; anything else gets the full check.
+bool text_ok(std::string_view s, bool allow_null) {
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0 || c >= 0x80) return bson_text_is_utf8(s.data(), s.size(), allow_null);
+  }
+  return true;
+}
+
+bool name(std::string& out, kind type, std::string_view key) {
+  if (key.find('\0') != std::string_view::npos || !text_ok(key, false)) return false;
+  const std::size_t at = out.size();
+  out.resize(at + key.size() + 2);  // type byte, name, NUL
+  char* p = out.data() + at;
+  p[0] = static_cast<char>(type);
+  std::memcpy(p + 1, key.data(), key.size());
+  p[key.size() + 1] = '\0';
+  return true;
+}
+
+bool write_value(std::string_view key, const value& v, std::string& out, int depth) {
+  const kind k = v.type();
+  if (k == kind::regex) return false;
+  if (k == kind::binary && std::get<binary>(v.raw()).subtype == BSON_SUBTYPE_BINARY_DEPRECATED) return false;
+  if (!name(out, k, key)) return false;
+  switch (k) {
+    case kind::null_:
+    case kind::min_key:
+    case kind::max_key: return true;
+    case kind::boolean: out.push_back(v.as_bool() ? 1 : 0); return true;
+    case kind::int32: le32(out, static_cast<std::uint32_t>(v.as_int32())); return true;
+    case kind::int64: le64(out, static_cast<std::uint64_t>(v.as_int64())); return true;
+    case kind::double_: {
+      std::uint64_t bits;
+      const double d = v.as_double();
+      std::memcpy(&bits, &d, 8);
+      le64(out, bits);
+      return true;
+    }
+    case kind::string: {
+      const auto& s = v.as_string();
+      if (s.size() > k_max_document || !text_ok(s, true)) return false;
+      le32(out, static_cast<std::uint32_t>(s.size() + 1));
+      const std::size_t at = out.size();
+      out.resize(at + s.size() + 1);
+      std::memcpy(out.data() + at, s.data(), s.size());
+      out[at + s.size()] = '\0';
+      return true;
+    }
+    case kind::document: return depth + 1 <= k_max_nesting && write_fields(v.as_document(), out, depth + 1);
+    case kind::array: {
+      if (depth + 1 > k_max_nesting) return false;
+      const std::size_t at = out.size();
+      le32(out, 0);
+      std::uint32_t index = 0;
+      for (const auto& e : v.as_array()) {
+        char buf[16];
+        const char* ik = nullptr;
+        const std::size_t il = bson_uint32_to_string(index++, &ik, buf, sizeof buf);
+        if (!write_value(std::string_view(ik, il), e, out, depth + 1)) return false;
+        if (out.size() > k_max_document) return false;
+      }
+      out.push_back('\0');
+      patch32(out, at, static_cast<std::uint32_t>(out.size() - at));
+      return true;
+    }
+    case kind::object_id: out.append(reinterpret_cast<const char*>(std::get<object_id>(v.raw()).bytes.data()), 12); return true;
+    case kind::date_time: le64(out, static_cast<std::uint64_t>(std::get<date_time>(v.raw()).millis)); return true;
+    case kind::timestamp: {
+      const auto& t = std::get<timestamp>(v.raw());
+      le64(out, (static_cast<std::uint64_t>(t.t) << 32) | t.i);
+      return true;
+    }
+    case kind::binary: {
+      const auto& b = std::get<binary>(v.raw());
+      if (b.bytes.size() > k_max_document) return false;
+      le32(out, static_cast<std::uint32_t>(b.bytes.size()));
+      out.push_back(static_cast<char>(b.subtype));
+      out.append(b.bytes);
+      return true;
+    }
+    case kind::decimal128: {
+      const auto& d = std::get<decimal128>(v.raw());
+      le64(out, d.low);
+      le64(out, d.high);
+      return true;
+    }
+    case kind::regex: return false;
+  }
+  return false;
+}
+
+bool write_fields(const document& doc, std::string& out, int depth) {
+  const std::size_t at = out.size();
+  le32(out, 0);
+  for (const auto& f : doc) {
+    if (!write_value(f.name, f.val, out, depth)) return false;
+    if (out.size() > k_max_document) return false;
+  }
+  out.push_back('\0');
+  if (out.size() - at > k_max_document) return false;
+  patch32(out, at, static_cast<std::uint32_t>(out.size() - at));
+  return true;
+}
+
+}  // namespace
+
+bool write_bson(const document& doc, std::string& out) {
+  out.clear();
+  out.reserve(256);  // most documents fit: no regrowth on the way
+  return write_fields(doc, out, 1);
+}
+
+result<std::string> encode_document(const document& doc) {
+  std::string out;
+  if (write_bson(doc, out)) return out;
+  return to_bson(doc);
+}
+
+}  // namespace omgdb::engine::detail
