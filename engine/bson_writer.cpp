@@ -7,24 +7,13 @@
 
 #include "engine/bson_codec.hpp"
 #include "engine/bson_element.hpp"
+#include "engine/le_bytes.hpp"
 
 namespace omgdb::engine::detail {
 namespace {
 
 constexpr int k_max_nesting = 200;                        // bson_codec.cpp's limit
 constexpr std::size_t k_max_document = 16 * 1024 * 1024;  // MongoDB's BSON size limit
-
-void le32(std::string& out, std::uint32_t v) {
-  char b[4];
-  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  out.append(b, 4);
-}
-
-void le64(std::string& out, std::uint64_t v) {
-  char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  out.append(b, 8);
-}
 
 void patch32(std::string& out, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
@@ -63,19 +52,19 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
     case kind::min_key:
     case kind::max_key: return true;
     case kind::boolean: out.push_back(v.as_bool() ? 1 : 0); return true;
-    case kind::int32: le32(out, static_cast<std::uint32_t>(v.as_int32())); return true;
-    case kind::int64: le64(out, static_cast<std::uint64_t>(v.as_int64())); return true;
+    case kind::int32: put_le32(out, static_cast<std::uint32_t>(v.as_int32())); return true;
+    case kind::int64: put_le64(out, static_cast<std::uint64_t>(v.as_int64())); return true;
     case kind::double_: {
       std::uint64_t bits;
       const double d = v.as_double();
       std::memcpy(&bits, &d, 8);
-      le64(out, bits);
+      put_le64(out, bits);
       return true;
     }
     case kind::string: {
       const auto& s = v.as_string();
       if (s.size() > k_max_document || !text_ok(s, true)) return false;
-      le32(out, static_cast<std::uint32_t>(s.size() + 1));
+      put_le32(out, static_cast<std::uint32_t>(s.size() + 1));
       const std::size_t at = out.size();
       out.resize(at + s.size() + 1);
       std::memcpy(out.data() + at, s.data(), s.size());
@@ -86,7 +75,7 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
     case kind::array: {
       if (depth + 1 > k_max_nesting) return false;
       const std::size_t at = out.size();
-      le32(out, 0);
+      put_le32(out, 0);
       std::uint32_t index = 0;
       for (const auto& e : v.as_array()) {
         char buf[16];
@@ -100,24 +89,24 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
       return true;
     }
     case kind::object_id: out.append(reinterpret_cast<const char*>(std::get<object_id>(v.raw()).bytes.data()), 12); return true;
-    case kind::date_time: le64(out, static_cast<std::uint64_t>(std::get<date_time>(v.raw()).millis)); return true;
+    case kind::date_time: put_le64(out, static_cast<std::uint64_t>(std::get<date_time>(v.raw()).millis)); return true;
     case kind::timestamp: {
       const auto& t = std::get<timestamp>(v.raw());
-      le64(out, (static_cast<std::uint64_t>(t.t) << 32) | t.i);
+      put_le64(out, (static_cast<std::uint64_t>(t.t) << 32) | t.i);
       return true;
     }
     case kind::binary: {
       const auto& b = std::get<binary>(v.raw());
       if (b.bytes.size() > k_max_document) return false;
-      le32(out, static_cast<std::uint32_t>(b.bytes.size()));
+      put_le32(out, static_cast<std::uint32_t>(b.bytes.size()));
       out.push_back(static_cast<char>(b.subtype));
       out.append(b.bytes);
       return true;
     }
     case kind::decimal128: {
       const auto& d = std::get<decimal128>(v.raw());
-      le64(out, d.low);
-      le64(out, d.high);
+      put_le64(out, d.low);
+      put_le64(out, d.high);
       return true;
     }
     case kind::regex: return false;
@@ -127,7 +116,7 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
 
 bool write_fields(const document& doc, std::string& out, int depth) {
   const std::size_t at = out.size();
-  le32(out, 0);
+  put_le32(out, 0);
   for (const auto& f : doc) {
     if (!write_value(f.name, f.val, out, depth)) return false;
     if (out.size() > k_max_document) return false;

@@ -1,5 +1,6 @@
 // omgdb engine — op-log after images as byte patches (oplog_patch.hpp has the format).
 #include "engine/oplog_patch.hpp"
+#include "engine/le_bytes.hpp"
 
 #include <cstdint>
 #include <algorithm>
@@ -7,16 +8,6 @@
 
 namespace omgdb::engine::detail {
 namespace {
-
-void put_le32(std::string& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-std::uint32_t get_le32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
 
 std::uint64_t word(const char* p) {
   std::uint64_t w;

@@ -13,6 +13,7 @@
 #include "engine/bson_codec.hpp"
 #include "engine/bson_record.hpp"
 #include "engine/oplog_patch.hpp"
+#include "engine/le_bytes.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine {
@@ -36,28 +37,10 @@ std::string_view stored_id_element(std::string_view bytes) {
   return bytes.substr(it.off, it.next_off - it.off);
 }
 
-std::uint32_t get_le32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-
 // What bson_init_static accepts: a length header equal to the size, a trailing NUL.
 bool whole_document(std::string_view bytes) {
   if (bytes.size() < 5 || bytes.back() != '\0') return false;
   return get_le32(bytes.data()) == bytes.size();
-}
-
-void put_le32(std::string& out, std::uint32_t v) {
-  char b[4];
-  for (int i = 0; i < 4; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  out.append(b, 4);
-}
-
-void put_le64(std::string& out, std::uint64_t v) {
-  char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  out.append(b, 8);
 }
 
 // An op-log record built by hand: the same bytes libbson's appends give, without their

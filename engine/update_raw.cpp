@@ -9,6 +9,7 @@
 #include "engine/bson_codec.hpp"
 #include "engine/bson_writer.hpp"
 #include "engine/bson_element.hpp"
+#include "engine/le_bytes.hpp"
 #include "engine/store_detail.hpp"
 
 namespace omgdb::engine::detail {
@@ -16,12 +17,6 @@ namespace {
 
 constexpr int k_max_nesting = 200;                     // bson_codec.cpp's limit
 constexpr std::size_t k_max_document = 16 * 1024 * 1024;  // MongoDB's BSON size limit
-
-std::uint32_t le32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
 
 // bson_text_is_utf8 (the decoder's check) with its most common answer inline: text of bytes
 // 0x01-0x7f only is valid UTF-8; anything else gets the full check.
@@ -72,7 +67,7 @@ bool copyable_value(std::uint8_t type, const char* p, const char* end, int depth
     case BSON_TYPE_BOOL: return fixed(1) && static_cast<unsigned char>(*p) <= 1;
     case BSON_TYPE_UTF8: {
       if (room < 5) return false;
-      const std::uint32_t len = le32(p);
+      const std::uint32_t len = get_le32(p);
       if (len < 1 || len > room - 4 || p[4 + len - 1] != '\0') return false;
       n = 4 + static_cast<std::size_t>(len);
       return text_ok(p + 4, len - 1, true);
@@ -80,14 +75,14 @@ bool copyable_value(std::uint8_t type, const char* p, const char* end, int depth
     case BSON_TYPE_DOCUMENT:
     case BSON_TYPE_ARRAY: {
       if (room < 5) return false;
-      const std::uint32_t len = le32(p);
+      const std::uint32_t len = get_le32(p);
       if (len < 5 || len > room) return false;
       n = len;
       return copyable_doc(p, len, depth + 1, type == BSON_TYPE_ARRAY);
     }
     case BSON_TYPE_BINARY: {
       if (room < 5) return false;
-      const std::uint32_t len = le32(p);
+      const std::uint32_t len = get_le32(p);
       if (len > INT32_MAX || len > room - 5) return false;
       n = 5 + static_cast<std::size_t>(len);
       return static_cast<unsigned char>(p[4]) != BSON_SUBTYPE_BINARY_DEPRECATED;
@@ -115,7 +110,7 @@ bool split_element(const char* p, const char* end, const char*& key, std::size_t
 }
 
 bool copyable_doc(const char* data, std::size_t len, int depth, bool array) {
-  if (depth > k_max_nesting || data == nullptr || len < 5 || le32(data) != len || data[len - 1] != '\0') return false;
+  if (depth > k_max_nesting || data == nullptr || len < 5 || get_le32(data) != len || data[len - 1] != '\0') return false;
   const char* p = data + 4;
   const char* end = data + len - 1;  // the terminating NUL
   std::uint32_t index = 0;

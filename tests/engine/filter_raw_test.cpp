@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engine/doc_generator.hpp"
 #include "tests/engine/query_fixture.hpp"
 
 using namespace omgdb::engine;
@@ -20,12 +21,10 @@ using namespace omgdb::engine::query_test;
 
 namespace {
 
-class generator {
+class generator : public doc_generator<generator> {
  public:
-  explicit generator(std::uint64_t seed) : rng_(seed) {}
-
-  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
-  bool chance(int percent) { return static_cast<int>(pick(100)) < percent; }
+  static constexpr int k_scalar_percent = 60;  // how often `any` stops at a leaf
+  using doc_generator::doc_generator;
 
   std::string name() {
     static const char* names[] = {"a", "b", "c", "0", "1", "x"};
@@ -66,24 +65,6 @@ class generator {
       }
       default: return extras[pick(extras.size())].val;
     }
-  }
-
-  value any(int depth) {
-    if (depth <= 0 || chance(60)) return scalar();
-    if (chance(50)) {
-      array a;
-      const std::size_t n = pick(4);
-      for (std::size_t i = 0; i < n; ++i) a.push_back(any(depth - 1));
-      return value(std::move(a));
-    }
-    return value(object(depth - 1));
-  }
-
-  document object(int depth) {
-    document d;
-    const std::size_t n = pick(4);
-    for (std::size_t i = 0; i < n; ++i) d.push_back(field{name(), any(depth)});  // names may repeat
-    return d;
   }
 
   // An operator condition on one path, or a value for implicit equality.
@@ -143,9 +124,6 @@ class generator {
     }
     return f;
   }
-
- private:
-  std::mt19937_64 rng_;
 };
 
 }  // namespace

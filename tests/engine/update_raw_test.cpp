@@ -16,6 +16,7 @@
 #include "engine/ejson.hpp"
 #include "engine/store_detail.hpp"
 #include "engine/update_raw.hpp"
+#include "tests/engine/doc_generator.hpp"
 #include "tests/engine/query_fixture.hpp"
 
 using namespace omgdb::engine;
@@ -24,12 +25,10 @@ using namespace omgdb::engine::query_test;
 
 namespace {
 
-class generator {
+class generator : public doc_generator<generator> {
  public:
-  explicit generator(std::uint64_t seed) : rng_(seed) {}
-
-  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng_); }
-  bool chance(int percent) { return static_cast<int>(pick(100)) < percent; }
+  static constexpr int k_scalar_percent = 55;  // how often `any` stops at a leaf
+  using doc_generator::doc_generator;
 
   std::string name() {
     static const char* names[] = {"a", "b", "c", "n", "0", "age"};
@@ -63,24 +62,6 @@ class generator {
       }
       default: return extras[pick(extras.size())].val;
     }
-  }
-
-  value any(int depth) {
-    if (depth <= 0 || chance(55)) return scalar();
-    if (chance(50)) {
-      array a;
-      const std::size_t n = pick(4);
-      for (std::size_t i = 0; i < n; ++i) a.push_back(any(depth - 1));
-      return value(std::move(a));
-    }
-    return value(object(depth - 1));
-  }
-
-  document object(int depth) {
-    document d;
-    const std::size_t n = pick(4);
-    for (std::size_t i = 0; i < n; ++i) d.push_back(field{name(), any(depth)});  // names may repeat
-    return d;
   }
 
   document stored() {
@@ -133,9 +114,6 @@ class generator {
     }
     return {std::move(ops), std::move(filters)};
   }
-
- private:
-  std::mt19937_64 rng_;
 };
 
 }  // namespace
