@@ -13,26 +13,6 @@ constexpr std::size_t max_document_bytes = 16 * 1024 * 1024;  // MongoDB's BSON 
 // stack; it is far above the 100 levels that Extended JSON input may have.
 constexpr int max_nesting = 200;
 
-// bson_utf8_validate with a fast path for all-ASCII text, the common case: bytes 0x01-0x7f
-// are valid UTF-8 each on its own, so text made only of them is valid; text with any other
-// byte (NUL, or part of a multi-byte sequence) gets libbson's full check. Same answers.
-bool valid_utf8(const char* s, std::size_t n, bool allow_null) {
-  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s + i, 8);
-    // A high bit set, or (with none set) a zero byte: (w - ones) & ~w & highs is non-zero
-    // exactly when some byte of w is zero.
-    if ((w & highs) != 0 || ((w - ones) & ~w & highs) != 0) return bson_utf8_validate(s, n, allow_null);
-  }
-  for (; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == 0 || c >= 0x80) return bson_utf8_validate(s, n, allow_null);
-  }
-  return true;
-}
-
 // ---- encoding -------------------------------------------------------------------------
 
 // Owns a bson_t being built (bson_t is over-aligned, which unique_ptr warns about).
@@ -56,7 +36,7 @@ class encoder {
       return fail("field name \"" + printable(key) + "\" contains a NUL byte, which BSON cannot store");
     }
     // Strings must be valid UTF-8 both ways: from_bson refuses anything else as corrupt.
-    if (!valid_utf8(key.data(), key.size(), false)) {
+    if (!bson_text_is_utf8(key.data(), key.size(), false)) {
       return fail("field name \"" + printable(key) + "\" is not valid UTF-8");
     }
     const char* k = key.data();
@@ -70,7 +50,7 @@ class encoder {
       case kind::string: {
         const auto& s = v.as_string();
         if (s.size() > max_document_bytes) return too_big();
-        if (!valid_utf8(s.data(), s.size(), true)) {
+        if (!bson_text_is_utf8(s.data(), s.size(), true)) {
           return fail("the string in field \"" + printable(key) + "\" is not valid UTF-8");
         }
         return ok(bson_append_utf8(b, k, kl, s.data(), static_cast<int>(s.size())));
@@ -124,7 +104,7 @@ class encoder {
                       "\"; allowed letters are i, l, m, s, u and x");
         }
         if (r.pattern.size() > max_document_bytes) return too_big();
-        if (!valid_utf8(r.pattern.data(), r.pattern.size(), false)) {
+        if (!bson_text_is_utf8(r.pattern.data(), r.pattern.size(), false)) {
           return fail("the regular expression in field \"" + printable(key) + "\" is not valid UTF-8");
         }
         return ok(bson_append_regex_w_len(b, k, kl, r.pattern.c_str(), static_cast<int>(r.pattern.size()),
@@ -158,7 +138,7 @@ class encoder {
   // valid UTF-8, as \xNN, so that the message itself is always valid UTF-8.
   static std::string printable(std::string_view s) {
     static constexpr char digits[] = "0123456789abcdef";
-    const bool utf8 = valid_utf8(s.data(), s.size(), false);
+    const bool utf8 = bson_text_is_utf8(s.data(), s.size(), false);
     std::string out;
     for (char c : s.substr(0, 64)) {
       const auto u = static_cast<unsigned char>(c);
@@ -200,7 +180,7 @@ bool decode_element(const bson_iter_t& it, value& out, int depth) {
       const char* s = bson_iter_type(&it) == BSON_TYPE_UTF8 ? bson_iter_utf8(&it, &len)
                       : bson_iter_type(&it) == BSON_TYPE_SYMBOL ? bson_iter_symbol(&it, &len)
                                                                 : bson_iter_code(&it, &len);
-      if (!s || !valid_utf8(s, len, true)) return false;
+      if (!s || !bson_text_is_utf8(s, len, true)) return false;
       out = std::string(s, len);
       return true;
     }
@@ -246,7 +226,7 @@ bool decode_element(const bson_iter_t& it, value& out, int depth) {
     case BSON_TYPE_REGEX: {
       const char* options = nullptr;
       const char* pattern = bson_iter_regex(&it, &options);
-      if (!pattern || !options || !valid_utf8(pattern, std::strlen(pattern), false)) return false;
+      if (!pattern || !options || !bson_text_is_utf8(pattern, std::strlen(pattern), false)) return false;
       out = regex{pattern, options};
       return true;
     }
@@ -255,7 +235,7 @@ bool decode_element(const bson_iter_t& it, value& out, int depth) {
       const char* collection = nullptr;
       const bson_oid_t* oid = nullptr;
       bson_iter_dbpointer(&it, &len, &collection, &oid);
-      if (!collection || !oid || !valid_utf8(collection, len, true)) return false;
+      if (!collection || !oid || !bson_text_is_utf8(collection, len, true)) return false;
       object_id id;
       std::memcpy(id.bytes.data(), oid->bytes, 12);
       out = document{field{"$ref", std::string(collection, len)}, field{"$id", id}};
@@ -266,7 +246,7 @@ bool decode_element(const bson_iter_t& it, value& out, int depth) {
       const std::uint8_t* scope = nullptr;
       const char* code = bson_iter_codewscope(&it, &len, &scope_len, &scope);
       document scope_doc;
-      if (!code || !scope || !valid_utf8(code, len, true) ||
+      if (!code || !scope || !bson_text_is_utf8(code, len, true) ||
           !decode_document(scope, scope_len, scope_doc, depth + 1)) {
         return false;
       }
@@ -305,7 +285,7 @@ bool for_each_element(const std::uint8_t* data, std::size_t len, int depth, Fn&&
   while (bson_iter_next(&it)) {
     const char* key = bson_iter_key(&it);
     const std::size_t key_len = std::strlen(key);
-    if (!valid_utf8(key, key_len, false)) return false;
+    if (!bson_text_is_utf8(key, key_len, false)) return false;
     value v;
     if (!decode_element(it, v, depth)) return false;
     fn(std::string_view(key, key_len), std::move(v));
@@ -338,12 +318,10 @@ result<std::string> to_bson(const document& doc) {
   return std::string(reinterpret_cast<const char*>(bson_get_data(b)), b->len);
 }
 
-bool bson_text_is_utf8(const char* s, std::size_t n, bool allow_null) { return valid_utf8(s, n, allow_null); }
-
 bool decode_bson_element(const bson_iter_t& it, value& out, int depth) {
   if (depth > max_nesting) return false;
   const char* key = bson_iter_key(&it);
-  if (!valid_utf8(key, bson_iter_key_len(&it), false)) return false;
+  if (!bson_text_is_utf8(key, bson_iter_key_len(&it), false)) return false;
   return decode_element(it, out, depth);
 }
 

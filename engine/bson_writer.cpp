@@ -15,24 +15,10 @@ namespace {
 constexpr int k_max_nesting = 200;                        // bson_codec.cpp's limit
 constexpr std::size_t k_max_document = 16 * 1024 * 1024;  // MongoDB's BSON size limit
 
-void patch32(std::string& out, std::size_t at, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out[at + static_cast<std::size_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
 bool write_fields(const document& doc, std::string& out, int depth);
 
-// bson_text_is_utf8 (to_bson's check) with its most common answer inline: text of bytes
-// 0x01-0x7f only is valid UTF-8; anything else gets the full check.
-bool text_ok(std::string_view s, bool allow_null) {
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == 0 || c >= 0x80) return bson_text_is_utf8(s.data(), s.size(), allow_null);
-  }
-  return true;
-}
-
 bool name(std::string& out, kind type, std::string_view key) {
-  if (key.find('\0') != std::string_view::npos || !text_ok(key, false)) return false;
+  if (key.find('\0') != std::string_view::npos || !bson_text_is_utf8(key.data(), key.size(), false)) return false;
   const std::size_t at = out.size();
   out.resize(at + key.size() + 2);  // type byte, name, NUL
   char* p = out.data() + at;
@@ -63,7 +49,7 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
     }
     case kind::string: {
       const auto& s = v.as_string();
-      if (s.size() > k_max_document || !text_ok(s, true)) return false;
+      if (s.size() > k_max_document || !bson_text_is_utf8(s.data(), s.size(), true)) return false;
       put_le32(out, static_cast<std::uint32_t>(s.size() + 1));
       const std::size_t at = out.size();
       out.resize(at + s.size() + 1);
@@ -85,7 +71,7 @@ bool write_value(std::string_view key, const value& v, std::string& out, int dep
         if (out.size() > k_max_document) return false;
       }
       out.push_back('\0');
-      patch32(out, at, static_cast<std::uint32_t>(out.size() - at));
+      set_le32(out, at, static_cast<std::uint32_t>(out.size() - at));
       return true;
     }
     case kind::object_id: out.append(reinterpret_cast<const char*>(std::get<object_id>(v.raw()).bytes.data()), 12); return true;
@@ -123,7 +109,7 @@ bool write_fields(const document& doc, std::string& out, int depth) {
   }
   out.push_back('\0');
   if (out.size() - at > k_max_document) return false;
-  patch32(out, at, static_cast<std::uint32_t>(out.size() - at));
+  set_le32(out, at, static_cast<std::uint32_t>(out.size() - at));
   return true;
 }
 

@@ -50,7 +50,7 @@ bool apply_after_patch(std::string_view before, std::string_view patch, std::str
   out.append(before.substr(0, p));
   out.append(patch.substr(8));
   out.append(before.substr(before.size() - s));
-  for (int i = 0; i < 4; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((size >> (8 * i)) & 0xff);
+  set_le32(out, 0, static_cast<std::uint32_t>(size));
   return true;
 }
 

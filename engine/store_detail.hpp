@@ -377,27 +377,7 @@ class collection_scan {
       if (doc->has_value()) visit(std::move(**doc));
       return {};
     }
-    if (only_ != nullptr) {
-      // The documents an index scan selected (docs-key suffixes in `_id` order).
-      const std::string after = start_after != nullptr ? encode_key(*start_after) : std::string();
-      std::uint64_t seen = 0;
-      for (const auto& id_key : *only_) {
-        if (start_after != nullptr && id_key <= after) continue;
-        if (seen % k_poll_every == 0) {
-          if (auto p = poll(control_, seen, only_->size()); !p) return p;
-        }
-        ++seen;
-        std::string bytes;
-        auto st = s_.db->Get(ro, s_.docs, docs_prefix(entry_.id) + id_key, &bytes);
-        if (st.IsNotFound()) continue;
-        if (!st.ok()) return storage_error(s_.path, "read", st);
-        auto doc = from_bson(bytes);
-        if (!doc) return corrupt_document(collection_, id_key, doc.error());
-        if (!visit(std::move(*doc))) return {};
-      }
-      return {};
-    }
-    return scan_all(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
+    return scan_bytes(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
       auto doc = from_bson(bytes);
       if (!doc) return status(corrupt_document(collection_, key.substr(4), doc.error()));
       if (!visit(std::move(*doc))) return status();
@@ -405,7 +385,7 @@ class collection_scan {
     });
   }
 
-  // run(), visiting only the documents `match` accepts. On the full scan the filter is
+  // run(), visiting only the documents `match` accepts. Without a point id the filter is
   // evaluated over the stored bytes (filter::matches_bson) and only matching documents are
   // decoded; with `decode` false not even those (visit then gets an empty document: for
   // counting). Documents the raw matcher cannot judge are decoded and matched as usual.
@@ -413,11 +393,11 @@ class collection_scan {
   template <class Visit>
   status run_matching(const filter& match, const value* point_id, Visit&& visit,
                       const value* start_after = nullptr, bool decode = true) {
-    if (point_id != nullptr || only_ != nullptr) {
+    if (point_id != nullptr) {
       return run(point_id, [&](document&& doc) { return !match.matches(doc) || visit(std::move(doc)); },
                  start_after);
     }
-    return scan_all(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
+    return scan_bytes(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
       const std::optional<bool> raw = match.matches_bson(bytes);
       if (raw && !*raw) return std::nullopt;
       if (raw && !decode) return visit(document()) ? std::nullopt : std::optional<status>(status());
@@ -429,7 +409,58 @@ class collection_scan {
     });
   }
 
+  // The stored bytes of the documents `match` accepts, without a point id: `visit(key,
+  // bytes)` (the whole docs key, slices valid during the call) returns nullopt to go on, or a
+  // status to stop with (an ok one: stop early). Documents the raw matcher cannot judge are
+  // decoded to be matched. filter::matches may throw expression_error, as with run().
+  template <class Visit>
+  status run_matching_bytes(const filter& match, const value* start_after, Visit&& visit) {
+    return scan_bytes(start_after, [&](std::string_view key, std::string_view bytes) -> std::optional<status> {
+      std::optional<bool> ok = match.matches_bson(bytes);
+      if (!ok) {
+        auto doc = from_bson(bytes);
+        if (!doc) return status(corrupt_document(collection_, key.substr(4), doc.error()));
+        ok = match.matches(*doc);
+      }
+      if (!*ok) return std::nullopt;
+      return visit(key, bytes);
+    });
+  }
+
  private:
+  // scan_candidates when restricted to an index's candidates, else scan_all.
+  template <class Step>
+  status scan_bytes(const value* start_after, Step&& step) {
+    return only_ != nullptr ? scan_candidates(start_after, step) : scan_all(start_after, step);
+  }
+
+  // The documents an index scan selected (docs-key suffixes in `_id` order), after
+  // `start_after` when given, each read by key into a pinned slice; `step` as for scan_all.
+  template <class Step>
+  status scan_candidates(const value* start_after, Step&& step) {
+    const auto ro = snap_.read_options();
+    const std::string after = start_after != nullptr ? encode_key(*start_after) : std::string();
+    std::string key = docs_prefix(entry_.id);
+    const std::size_t prefix_size = key.size();
+    rocksdb::PinnableSlice bytes;
+    std::uint64_t seen = 0;
+    for (const auto& id_key : *only_) {
+      if (start_after != nullptr && id_key <= after) continue;
+      if (seen % k_poll_every == 0) {
+        if (auto p = poll(control_, seen, only_->size()); !p) return p;
+      }
+      ++seen;
+      key.resize(prefix_size);
+      key += id_key;
+      bytes.Reset();
+      auto st = s_.db->Get(ro, s_.docs, key, &bytes);
+      if (st.IsNotFound()) continue;
+      if (!st.ok()) return storage_error(s_.path, "read", st);
+      if (auto done = step(std::string_view(key), bytes.ToStringView())) return std::move(*done);
+    }
+    return {};
+  }
+
   // Iterates the collection's docs keys in order, after `start_after` when given, calling
   // `step(key, bytes)` on slices of the iterator (no copy); a status from it ends the scan.
   template <class Step>

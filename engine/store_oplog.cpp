@@ -2,8 +2,9 @@
 //
 // Op-log keys are u64 big-endian sequence numbers in the `oplog` family; every mutating call
 // gets one batch id and writes its records in the same atomic WriteBatch as the change.
-// Records are assembled with libbson from the documents' stored bytes, so a record holding
-// two documents of up to 16 MiB each is still written (the 16 MiB cap is a document limit).
+// Records are assembled by hand (record_writer: the bytes libbson's appends would give) from
+// the documents' stored bytes, so a record holding two documents of up to 16 MiB each is
+// still written (the 16 MiB cap is a document limit).
 #include <bson/bson.h>
 
 #include <algorithm>
@@ -66,19 +67,17 @@ class record_writer {
     name(BSON_TYPE_DOCUMENT, key);
     b_.append(doc);
   }
-  // A binary (subtype 0) of `head` followed by `tail`.
-  void binary(std::string_view key, std::string_view head, std::string_view tail) {
+  // A binary of subtype 0.
+  void binary(std::string_view key, std::string_view bytes) {
     name(BSON_TYPE_BINARY, key);
-    put_le32(b_, static_cast<std::uint32_t>(head.size() + tail.size()));
+    put_le32(b_, static_cast<std::uint32_t>(bytes.size()));
     b_.push_back('\0');
-    b_.append(head);
-    b_.append(tail);
+    b_.append(bytes);
   }
   void element(std::string_view bytes) { b_.append(bytes); }
   std::string_view finish() {
     b_.push_back('\0');
-    const auto n = static_cast<std::uint32_t>(b_.size());
-    for (int i = 0; i < 4; ++i) b_[static_cast<std::size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+    set_le32(b_, 0, static_cast<std::uint32_t>(b_.size()));
     return b_;
   }
 
@@ -98,7 +97,7 @@ void append_after(record_writer& w, std::string_view before, std::string_view af
   // A binary element is 1 + 10 + 1 + 4 + 1 bytes plus the patch, an embedded one 1 + 5 + 1
   // plus the document: the patch must save the 10 bytes of difference, and a few more.
   if (auto patch = make_after_patch(before, after, 16)) {
-    w.binary(k_after_patch, *patch, {});
+    w.binary(k_after_patch, *patch);
     return;
   }
   w.embedded("after", after);

@@ -193,43 +193,22 @@ result<find_page> store::find(std::string_view collection, const find_options& o
       const value* after = options.after_id ? &*options.after_id : nullptr;
       std::uint64_t matched = 0;
       if (planned) {
-        // An index's candidates: each fetched by key into a pinned slice, matched over its
-        // stored bytes and written as text (page_writer::add_bytes), decoded only when the
-        // raw matcher or the text writer cannot tell.
-        const auto ro = snap.read_options();
-        const std::string after_key = after != nullptr ? encode_key(*after) : std::string();
-        std::string key = docs_prefix((*entry)->id);
-        const std::size_t prefix_size = key.size();
-        rocksdb::PinnableSlice bytes;  // released before the snapshot (declared after it)
-        std::uint64_t seen = 0;
-        for (const auto& id_key : *planned) {
-          if (after != nullptr && id_key <= after_key) continue;
-          if (seen % k_poll_every == 0) {
-            if (auto p = poll(control, seen, planned->size()); !p) return std::move(p).error();
-          }
-          ++seen;
-          key.resize(prefix_size);
-          key += id_key;
-          bytes.Reset();
-          auto got = impl_->db->Get(ro, impl_->docs, key, &bytes);
-          if (got.IsNotFound()) continue;
-          if (!got.ok()) return storage_error(impl_->path, "read", got);
-          const std::string_view raw = bytes.ToStringView();
-          std::optional<bool> ok = match.matches_bson(raw);
-          if (!ok) {
-            auto doc = from_bson(raw);
-            if (!doc) return corrupt_document(collection, id_key, doc.error());
-            ok = match.matches(*doc);
-          }
-          if (!*ok || matched++ < options.skip) continue;
+        // An index's candidates, matched over their stored bytes and written as text
+        // (page_writer::add_bytes), decoded only when the raw matcher or the text writer
+        // cannot tell.
+        auto st = scan.run_matching_bytes(match, after, [&](std::string_view key, std::string_view raw)
+                                                            -> std::optional<status> {
+          if (matched++ < options.skip) return std::nullopt;
           if (page.returned >= limit) {
             page.more = true;
-            break;
+            return status();
           }
-          auto added = out.add_bytes(raw, collection, id_key);
-          if (!added) return std::move(added).error();
-          if (!*added) break;
-        }
+          auto added = out.add_bytes(raw, collection, key.substr(4));
+          if (!added) return status(std::move(added).error());
+          if (!*added) return status();
+          return std::nullopt;
+        });
+        if (!st) return std::move(st).error();
         return page;
       }
       auto st = scan.run_matching(match, point, [&](document&& doc) {

@@ -88,15 +88,20 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
       }
       return many;
     };
+    // What the scan does when it decodes (it does not while the byte path runs).
+    auto decode = [&](session_doc& d) -> status {
+      auto doc = from_bson(d.bytes);
+      if (!doc) return corrupt_document((*c)->name, std::string_view(d.key).substr(4), doc.error());
+      d.doc = std::move(*doc);
+      return {};
+    };
     raw_updater::prepared prepared;
     std::string next_bytes;
     const bool everything = match->matches_everything();
     auto st = w.scan(**c, point_of(*match), [&](session_doc& d) -> result<bool> {
       const bool sound = raw && raw->prepare(d.bytes, prepared);
       if (raw && !sound) {  // decoded as the scan would have, corruption reported alike
-        auto doc = from_bson(d.bytes);
-        if (!doc) return corrupt_document((*c)->name, std::string_view(d.key).substr(4), doc.error());
-        d.doc = std::move(*doc);
+        if (auto s = decode(d); !s) return std::move(s).error();
       }
       if (bounds.max_scanned && scanned >= *bounds.max_scanned) return scanned_too_many(bounds);
       ++scanned;
@@ -118,9 +123,7 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
           return many;
         }
       }
-      auto doc = from_bson(d.bytes);
-      if (!doc) return corrupt_document((*c)->name, std::string_view(d.key).substr(4), doc.error());
-      d.doc = std::move(*doc);
+      if (auto s = decode(d); !s) return std::move(s).error();
       return decoded(d);
     }, &request.filter, !raw);
     if (!st) return std::move(st).error();

@@ -18,16 +18,6 @@ namespace {
 constexpr int k_max_nesting = 200;                     // bson_codec.cpp's limit
 constexpr std::size_t k_max_document = 16 * 1024 * 1024;  // MongoDB's BSON size limit
 
-// bson_text_is_utf8 (the decoder's check) with its most common answer inline: text of bytes
-// 0x01-0x7f only is valid UTF-8; anything else gets the full check.
-bool text_ok(const char* s, std::size_t n, bool allow_null) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == 0 || c >= 0x80) return bson_text_is_utf8(s, n, allow_null);
-  }
-  return true;
-}
-
 // A field name check_document_rules accepts: not starting with '$', without '.'.
 bool good_name(const char* key, std::size_t n) {
   return (n == 0 || key[0] != '$') && std::memchr(key, '.', n) == nullptr;
@@ -70,7 +60,7 @@ bool copyable_value(std::uint8_t type, const char* p, const char* end, int depth
       const std::uint32_t len = get_le32(p);
       if (len < 1 || len > room - 4 || p[4 + len - 1] != '\0') return false;
       n = 4 + static_cast<std::size_t>(len);
-      return text_ok(p + 4, len - 1, true);
+      return bson_text_is_utf8(p + 4, len - 1, true);
     }
     case BSON_TYPE_DOCUMENT:
     case BSON_TYPE_ARRAY: {
@@ -101,7 +91,7 @@ bool split_element(const char* p, const char* end, const char*& key, std::size_t
   const void* nul = std::memchr(key, '\0', static_cast<std::size_t>(end - key));
   if (nul == nullptr) return false;
   key_len = static_cast<std::size_t>(static_cast<const char*>(nul) - key);
-  if (!text_ok(key, key_len, false)) return false;
+  if (!bson_text_is_utf8(key, key_len, false)) return false;
   const char* v = key + key_len + 1;
   std::size_t n = 0;
   if (!copyable_value(type, v, end, depth, n)) return false;
@@ -158,7 +148,7 @@ bool raw_updater::prepare(std::string_view stored, prepared& out) const {
   while (bson_iter_next(&it)) {
     const char* key = bson_iter_key(&it);
     const std::size_t n = bson_iter_key_len(&it);
-    if (!text_ok(key, n, false)) return false;
+    if (!bson_text_is_utf8(key, n, false)) return false;
     end = it.next_off;
     if (touched(std::string_view(key, n))) {
       // Decoded exactly as from_bson would; the rules are checked on the result.
@@ -218,10 +208,7 @@ raw_updater::outcome raw_updater::finish(prepared& doc, const update_apply_optio
   if (total > k_max_document) return outcome::decode;  // the encoder's error, from the full document
   out.clear();
   out.reserve(total);
-  const auto size = static_cast<std::uint32_t>(total);
-  const char header[4] = {static_cast<char>(size & 0xff), static_cast<char>((size >> 8) & 0xff),
-                          static_cast<char>((size >> 16) & 0xff), static_cast<char>((size >> 24) & 0xff)};
-  out.append(header, 4);
+  put_le32(out, static_cast<std::uint32_t>(total));
   // `next->doc` gave the touched fields' values to `fresh` (moved); their names remain.
   for (const auto& f : next->doc) {
     if (touched(f.name)) {
