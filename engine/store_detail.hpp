@@ -250,6 +250,12 @@ class rules_checker {
 // duplicate-key read.
 result<std::string> last_doc_key(const store::impl& s, std::uint32_t collection_id);
 
+// Whether `key` (a docs key of the collection) may be stored at the latest state: false,
+// without a read, when it sorts above the collection's last stored key, which is read into
+// `last` the first time (then reused). True means: read it to know.
+result<bool> may_be_stored(const store::impl& s, std::uint32_t collection_id, const std::string& key,
+                           std::optional<std::string>& last);
+
 // A stored document as a write session sees it.
 struct session_doc {
   std::string key;    // docs key
@@ -320,7 +326,7 @@ class write_session {
   std::map<std::string, std::optional<std::string>> overlay_;  // key -> bytes; nullopt: deleted
   std::map<std::string, catalog_entry, std::less<>> collections_;
   std::map<std::string, std::uint64_t, std::less<>> base_counts_;  // counts at first touch
-  std::map<std::uint32_t, std::string> last_keys_;  // last_doc_key per collection id, when read
+  std::map<std::uint32_t, std::optional<std::string>> last_keys_;  // may_be_stored's, per collection id
   std::int64_t now_millis_;
   std::uint64_t mutations_ = 0;
   bool read_back_ = true;

@@ -178,15 +178,21 @@ result<std::string> last_doc_key(const store::impl& s, std::uint32_t collection_
   return it->Valid() ? it->key().ToString() : std::string();
 }
 
+result<bool> may_be_stored(const store::impl& s, std::uint32_t collection_id, const std::string& key,
+                           std::optional<std::string>& last) {
+  if (!last) {
+    auto k = last_doc_key(s, collection_id);
+    if (!k) return std::move(k).error();
+    last = std::move(*k);
+  }
+  return !last->empty() && key <= *last;
+}
+
 result<bool> write_session::holds(const catalog_entry& c, const std::string& key) {
   if (auto it = overlay_.find(key); it != overlay_.end()) return it->second.has_value();
-  auto last = last_keys_.find(c.id);
-  if (last == last_keys_.end()) {
-    auto k = last_doc_key(s_, c.id);
-    if (!k) return std::move(k).error();
-    last = last_keys_.emplace(c.id, std::move(*k)).first;
-  }
-  if (last->second.empty() || key > last->second) return false;  // above every stored key
+  auto may = may_be_stored(s_, c.id, key, last_keys_[c.id]);
+  if (!may) return std::move(may).error();
+  if (!*may) return false;
   auto raw = read(key);
   if (!raw) return std::move(raw).error();
   return raw->has_value();

@@ -61,7 +61,7 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
   ids.reserve(docs.size());
   std::unordered_set<std::string> batch_keys;  // duplicates within this call
   rules_checker rules(s);
-  std::optional<std::string> last_key;  // last_doc_key, read at the first document
+  std::optional<std::string> last_key;  // may_be_stored's, read at the first document
   for (std::size_t i = 0; i < docs.size(); ++i) {
     if (i % k_poll_every == 0 && i != 0) {
       if (auto p = poll(control, i, docs.size()); !p) return std::move(p).error();
@@ -71,12 +71,9 @@ result<std::vector<value>> insert_all(store::impl& s, std::string_view collectio
     std::string key = doc_key(entry.id, *id);
     if (!batch_keys.insert(key).second) return fail(i, duplicate_id(*id, collection));
     if (!fresh) {
-      if (!last_key) {
-        auto k = last_doc_key(s, entry.id);
-        if (!k) return std::move(k).error();
-        last_key = std::move(*k);
-      }
-      if (!last_key->empty() && key <= *last_key) {  // above the last stored key: not stored
+      auto may = may_be_stored(s, entry.id, key, last_key);
+      if (!may) return std::move(may).error();
+      if (*may) {  // above the last stored key it is not stored
         auto existing = read_raw(s, key);
         if (!existing) return std::move(existing).error();
         if (existing->has_value()) return fail(i, duplicate_id(*id, collection));
