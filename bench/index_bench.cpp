@@ -33,8 +33,8 @@
 #include <boost/json.hpp>
 #include <sqlite3.h>
 
-#include "engine/ejson.hpp"
-#include "engine/store.hpp"
+#include "engine/value/ejson.hpp"
+#include "engine/store/store.hpp"
 
 namespace {
 

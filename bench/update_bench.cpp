@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/store.hpp"
+#include "engine/store/store.hpp"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
 #include "daemon/sql_runtime.hpp"
-#include "engine/store.hpp"
+#include "engine/store/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/catalog.hpp"
 #include "transports/http_server.hpp"

@@ -16,7 +16,7 @@
 #include "common/result.hpp"
 #include "config/config.hpp"
 #include "daemon/logging.hpp"
-#include "engine/store.hpp"
+#include "engine/store/store.hpp"
 #include "mcp/tool.hpp"
 #include "sql/service.hpp"
 

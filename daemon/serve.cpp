@@ -15,7 +15,7 @@
 #include "daemon/runtime.hpp"
 #include "daemon/service.hpp"
 #include "daemon/sql_runtime.hpp"
-#include "engine/store.hpp"
+#include "engine/store/store.hpp"
 #include "mcp/server.hpp"
 #include "tools/conformance_tools.hpp"
 #include "transports/http_server.hpp"

@@ -37,7 +37,7 @@
 #include "sql/adapter.hpp"
 #include "sql/admin.hpp"
 #include "sql/approvals.hpp"
-#include "sql/classifier.hpp"
+#include "sql/classifier/classifier.hpp"
 #include "sql/history.hpp"
 #include "sql/worksheet.hpp"
 

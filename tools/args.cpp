@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "auth/paths.hpp"
-#include "engine/ejson.hpp"
+#include "engine/value/ejson.hpp"
 
 namespace omgdb::tools {
 namespace bj = boost::json;

@@ -11,8 +11,8 @@
 #include <boost/json/object.hpp>
 
 #include "common/result.hpp"
-#include "engine/store.hpp"
-#include "engine/value.hpp"
+#include "engine/store/store.hpp"
+#include "engine/value/value.hpp"
 #include "mcp/tool.hpp"
 
 namespace omgdb::tools {

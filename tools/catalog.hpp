@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/store.hpp"
+#include "engine/store/store.hpp"
 #include "mcp/tool.hpp"
 
 namespace omgdb::tools {

@@ -3,7 +3,7 @@
 #include "tools/change_tools.hpp"
 
 #include "common/json.hpp"
-#include "engine/ejson.hpp"
+#include "engine/value/ejson.hpp"
 #include "tools/args.hpp"
 
 namespace omgdb::tools {

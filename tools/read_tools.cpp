@@ -3,7 +3,7 @@
 #include <string>
 
 #include "common/json.hpp"
-#include "engine/ejson.hpp"
+#include "engine/value/ejson.hpp"
 #include "tools/args.hpp"
 #include "tools/catalog.hpp"
 #include "tools/change_tools.hpp"

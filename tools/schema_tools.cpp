@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/json.hpp"
-#include "engine/ejson.hpp"
+#include "engine/value/ejson.hpp"
 #include "tools/args.hpp"
 #include "tools/schema_tools.hpp"
 

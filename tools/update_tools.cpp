@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/json.hpp"
-#include "engine/ejson.hpp"
+#include "engine/value/ejson.hpp"
 #include "tools/args.hpp"
 
 namespace omgdb::tools {

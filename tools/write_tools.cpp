@@ -2,7 +2,7 @@
 #include <string>
 
 #include "common/json.hpp"
-#include "engine/ejson.hpp"
+#include "engine/value/ejson.hpp"
 #include "tools/args.hpp"
 #include "tools/index_tools.hpp"
 #include "tools/catalog.hpp"

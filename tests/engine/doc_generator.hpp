@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "engine/value.hpp"
+#include "engine/value/value.hpp"
 
 namespace omgdb::engine::query_test {
 

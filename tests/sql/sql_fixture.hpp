@@ -1,6 +1,6 @@
 // A temporary state directory, real SQLite database files and an sql::service over them, for
 // the service and SQL tool tests. The classifier is a small stand-in (the real one is tested
-// in tests/sql/classifier_test.cpp and end to end in tests/sql_e2e), so these tests exercise
+// in tests/sql/classifier/classifier_test.cpp and end to end in tests/sql_e2e), so these tests exercise
 // the service's policy whatever the classifier's progress; the databases are real.
 #pragma once
 

@@ -1,7 +1,7 @@
 // omgdb tests — the SQLite adapter's own guards: read-only handle, authorizer, progress handler.
 #include <thread>
 
-#include "sql/classifier.hpp"
+#include "sql/classifier/classifier.hpp"
 #include "tests/sql_servers/fixture.hpp"
 
 namespace omgdb::test {

@@ -1,0 +1,78 @@
+// omgdb engine — aggregation expressions (the language of `$expr`, later of `$project`,
+// `$addFields`, `$group` …).
+//
+// An expression is compiled once from its value and evaluated against many documents.
+// Semantics are MongoDB's aggregation semantics, which differ from query filters:
+//  - comparisons do NOT bracket by type: values of different types compare in BSON order
+//    ({$gt: ["x", 1]} is true), and a missing field is a value of its own that is equal only
+//    to another missing field and sorts below null (above MinKey): {$eq: ["$x", null]} is
+//    false when x is missing, {$lt: ["$x", 5]} is true;
+//  - a field path "$a.b" reads fields by name (numeric components are field names, never
+//    array indexes); through an array it maps over the array's document elements and
+//    collects what each yields (an array; elements without the field are skipped);
+//  - truthiness: false, null, missing and numeric zero are false; everything else (including
+//    "", [] and {}) is true;
+//  - arithmetic promotes like MongoDB: int op int gives int, or long when it overflows;
+//    a long overflow gives double; any double gives double; $divide always gives double; an
+//    operand that is null or missing makes the result null. Decimal128 operands are refused
+//    (an error, not a wrong answer).
+// Supported: literals, "$path", "$$ROOT" / "$$CURRENT" (optionally followed by ".path"),
+// {$literal}, arrays and documents of expressions, $eq $ne $gt $gte $lt $lte $cmp,
+// $and $or $not, $cond (array or {if, then, else}), $ifNull, $add $subtract $multiply
+// $divide $mod $abs $ceil $floor $round $trunc. See docs/query-language.md.
+//
+// Thread safety: a compiled expression is immutable; evaluate it from any number of threads.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "common/result.hpp"
+#include "engine/value/value.hpp"
+
+namespace omgdb::engine {
+
+// The outcome of evaluating an expression: a value, or nullopt for "missing" (a field path
+// that leads nowhere), which is distinct from null.
+using expr_value = std::optional<value>;
+
+// An expression failing at run time ("can't $divide by zero"). filter::matches throws it for
+// `$expr`; callers that match filters from user input catch it at their boundary and report
+// `what()` as the error.
+class expression_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class expression {
+ public:
+  expression();  // evaluates to missing
+  ~expression();
+  expression(const expression&) = default;
+  expression& operator=(const expression&) = default;
+  expression(expression&&) noexcept = default;
+  expression& operator=(expression&&) noexcept = default;
+
+  // Errors name the operator: "unknown expression operator `$foo`", "`$eq` takes exactly 2
+  // arguments, got 3", "unknown variable `$$NOW` …", "field path `$a..b` has an empty
+  // component", "an operator object must have exactly one field, got `$add`, `x`".
+  static result<expression> compile(const value& spec);
+
+  // Evaluates against `root` ($$ROOT and $$CURRENT); run-time errors come back as failures.
+  result<expr_value> evaluate(const document& root) const;
+
+  struct node;
+
+ private:
+  std::shared_ptr<const node> root_;
+};
+
+// Aggregation comparison of two expression values: BSON order across types, missing below
+// null (and above MinKey), missing equal to missing. Returns <0, 0 or >0.
+int compare_expr(const expr_value& a, const expr_value& b);
+
+// Aggregation truthiness (false, null, missing and numeric zero are false).
+bool expr_truthy(const expr_value& v);
+
+}  // namespace omgdb::engine

@@ -1,0 +1,273 @@
+// omgdb engine — the per-call WriteBatch and the op-log records written inside it.
+//
+// Op-log keys are u64 big-endian sequence numbers in the `oplog` family; every mutating call
+// gets one batch id and writes its records in the same atomic WriteBatch as the change.
+// Records are assembled by hand (record_writer: the bytes libbson's appends would give) from
+// the documents' stored bytes, so a record holding two documents of up to 16 MiB each is
+// still written (the 16 MiB cap is a document limit).
+#include <bson/bson.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "engine/bson/bson_codec.hpp"
+#include "engine/bson/bson_record.hpp"
+#include "engine/store/oplog_patch.hpp"
+#include "engine/bson/le_bytes.hpp"
+#include "engine/store/store_detail.hpp"
+
+namespace omgdb::engine {
+namespace detail {
+namespace {
+
+std::int64_t now_millis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// The bytes of the first `_id` element (type, name, value) of the BSON document `bytes` as
+// stored; empty when the bytes hold none (the caller then encodes the `_id` value).
+std::string_view stored_id_element(std::string_view bytes) {
+  bson_iter_t it;
+  if (bytes.size() < 5 ||
+      !bson_iter_init_from_data(&it, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) ||
+      !bson_iter_find_w_len(&it, "_id", 3)) {
+    return {};
+  }
+  return bytes.substr(it.off, it.next_off - it.off);
+}
+
+// What bson_init_static accepts: a length header equal to the size, a trailing NUL.
+bool whole_document(std::string_view bytes) {
+  if (bytes.size() < 5 || bytes.back() != '\0') return false;
+  return get_le32(bytes.data()) == bytes.size();
+}
+
+// An op-log record built by hand: the same bytes libbson's appends give, without their
+// per-element overhead (the record of every document an update_many writes).
+class record_writer {
+ public:
+  explicit record_writer(std::string& out) : b_(out) { b_.assign(4, '\0'); }
+  void int64(std::string_view key, std::int64_t v) {
+    name(BSON_TYPE_INT64, key);
+    put_le64(b_, static_cast<std::uint64_t>(v));
+  }
+  void date(std::string_view key, std::int64_t millis) {
+    name(BSON_TYPE_DATE_TIME, key);
+    put_le64(b_, static_cast<std::uint64_t>(millis));
+  }
+  void utf8(std::string_view key, std::string_view text) {
+    name(BSON_TYPE_UTF8, key);
+    put_le32(b_, static_cast<std::uint32_t>(text.size() + 1));
+    b_.append(text);
+    b_.push_back('\0');
+  }
+  void embedded(std::string_view key, std::string_view doc) {
+    name(BSON_TYPE_DOCUMENT, key);
+    b_.append(doc);
+  }
+  // A binary of subtype 0.
+  void binary(std::string_view key, std::string_view bytes) {
+    name(BSON_TYPE_BINARY, key);
+    put_le32(b_, static_cast<std::uint32_t>(bytes.size()));
+    b_.push_back('\0');
+    b_.append(bytes);
+  }
+  void element(std::string_view bytes) { b_.append(bytes); }
+  std::string_view finish() {
+    b_.push_back('\0');
+    set_le32(b_, 0, static_cast<std::uint32_t>(b_.size()));
+    return b_;
+  }
+
+ private:
+  void name(bson_type_t type, std::string_view key) {
+    b_.push_back(static_cast<char>(type));
+    b_.append(key);
+    b_.push_back('\0');
+  }
+  std::string& b_;
+};
+
+// `afterPatch` (oplog_patch.hpp) instead of `after` when it saves bytes.
+constexpr std::string_view k_after_patch = "afterPatch";
+
+void append_after(record_writer& w, std::string_view before, std::string_view after) {
+  // A binary element is 1 + 10 + 1 + 4 + 1 bytes plus the patch, an embedded one 1 + 5 + 1
+  // plus the document: the patch must save the 10 bytes of difference, and a few more.
+  if (auto patch = make_after_patch(before, after, 16)) {
+    w.binary(k_after_patch, *patch);
+    return;
+  }
+  w.embedded("after", after);
+}
+
+}  // namespace
+
+bool oplog_after(std::string_view record, std::string& out) {
+  out.clear();
+  bson_iter_t it;
+  if (record.size() < 5 ||
+      !bson_iter_init_from_data(&it, reinterpret_cast<const std::uint8_t*>(record.data()), record.size())) {
+    return false;
+  }
+  std::string_view before, patch;
+  bool has_patch = false;
+  while (bson_iter_next(&it)) {
+    const std::string_view key(bson_iter_key(&it), bson_iter_key_len(&it));
+    if ((key == "after" || key == "before") && BSON_ITER_HOLDS_DOCUMENT(&it)) {
+      std::uint32_t len = 0;
+      const std::uint8_t* data = nullptr;
+      bson_iter_document(&it, &len, &data);
+      const std::string_view doc(reinterpret_cast<const char*>(data), len);
+      if (key == "after") {
+        out.assign(doc);
+        return true;
+      }
+      before = doc;
+    } else if (key == k_after_patch && BSON_ITER_HOLDS_BINARY(&it)) {
+      bson_subtype_t subtype;
+      std::uint32_t len = 0;
+      const std::uint8_t* data = nullptr;
+      bson_iter_binary(&it, &subtype, &len, &data);
+      if (data == nullptr || len < 8) return false;
+      patch = std::string_view(reinterpret_cast<const char*>(data), len);
+      has_patch = true;
+    }
+  }
+  if (it.err_off != 0) return false;
+  if (!has_patch) return true;
+  return apply_after_patch(before, patch, out) && !out.empty();
+}
+
+write_txn::write_txn(store::impl& s) : s_(s), seq_(s.last_seq), batch_id_(s.last_batch + 1) {}
+
+status write_txn::log(std::string_view op, std::string_view collection, const value* id,
+                      std::string_view before, std::string_view after,
+                      std::optional<std::uint64_t> count) {
+  std::uint64_t seq = seq_ + 1;
+#ifdef OMGDB_BENCH_NO_OPLOG
+  // Benchmark builds only (bench/bench_oplog.py measures what the op-log costs): the sequence
+  // advances as usual but no record is written. Never defined in a build users run.
+  seq_ = seq;
+  return {};
+#endif
+  if ((!before.empty() && !whole_document(before)) || (!after.empty() && !whole_document(after))) {
+    return make_error("cannot build the op-log record for " + std::string(op));
+  }
+  record_writer w(record_);
+  w.int64("seq", static_cast<std::int64_t>(seq));
+  w.utf8("op", op);
+  w.utf8("collection", collection);
+  if (id != nullptr) {
+    // `id` is the `_id` of the document whose bytes are `before` (or, for an insert, `after`):
+    // its stored element is copied rather than encoded again.
+    const std::string_view stored = stored_id_element(!before.empty() ? before : after);
+    if (!stored.empty()) {
+      w.element(stored);
+    } else {
+      bson_builder one;
+      if (auto a = append_id(&one.doc, *id); !a) return a;
+      const std::string_view bytes = one.bytes();
+      w.element(bytes.substr(4, bytes.size() - 5));
+    }
+  }
+  if (!before.empty()) w.embedded("before", before);
+  if (!after.empty()) {
+    if (before.empty()) {
+      w.embedded("after", after);
+    } else {
+      append_after(w, before, after);
+    }
+  }
+  if (count) w.int64("count", static_cast<std::int64_t>(*count));
+  w.int64("batch", static_cast<std::int64_t>(batch_id_));
+  w.date("ts", now_millis());
+  seq_ = seq;
+  batch_.Put(s_.oplog, oplog_key(seq), slice(w.finish()));
+  return {};
+}
+
+result<catalog_entry> write_txn::create_collection(std::string_view name) {
+  if (!next_collection_id_) {
+    auto next = s_.read_next_collection_id(rocksdb::ReadOptions());
+    if (!next) return std::move(next).error();
+    next_collection_id_ = *next;
+  }
+  std::uint32_t id = *next_collection_id_;
+  if (id >= 0xfffffffeU) return make_error("store `" + s_.path + "` has run out of collection ids");
+  auto entry = to_bson(document{field{"id", value(static_cast<std::int64_t>(id))}});
+  if (!entry) return std::move(entry).error();
+  batch_.Put(s_.meta, catalog_key(name), *entry);
+  next_collection_id_ = id + 1;
+  std::string next_bytes;
+  put_u32(next_bytes, id + 1);
+  batch_.Put(s_.meta, slice(k_meta_next_collection), next_bytes);
+  put_count(id, 0);
+  if (auto l = log("create_collection", name); !l) return std::move(l).error();
+  return catalog_entry{std::string(name), id, 0};
+}
+
+void write_txn::put_count(std::uint32_t collection_id, std::uint64_t documents) {
+  std::string bytes;
+  put_u64(bytes, documents);
+  batch_.Put(s_.meta, count_key(collection_id), bytes);
+}
+
+status write_txn::commit() {
+  if (batch_.Count() == 0) return {};
+  if (seq_ != s_.last_seq) {
+    std::string seq_bytes, batch_bytes;
+    put_u64(seq_bytes, seq_);
+    put_u64(batch_bytes, batch_id_);
+    batch_.Put(s_.meta, slice(k_meta_last_seq), seq_bytes);
+    batch_.Put(s_.meta, slice(k_meta_last_batch), batch_bytes);
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;  // the call returns only once the batch is in the fsynced WAL
+  auto st = s_.db->Write(wo, &batch_);
+  if (!st.ok()) return storage_error(s_.path, "write", st);
+  if (seq_ != s_.last_seq) {
+    s_.last_seq = seq_;
+    s_.last_batch = batch_id_;
+  }
+  return {};
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+result<std::vector<document>> store::oplog(std::uint64_t after_seq, std::size_t limit) const {
+  std::vector<document> out;
+  if (after_seq == UINT64_MAX) return out;
+  snapshot_guard snap(impl_->db);
+  auto ro = snap.read_options();
+  std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(ro, impl_->oplog));
+  for (it->Seek(oplog_key(after_seq + 1)); it->Valid(); it->Next()) {
+    const std::string_view bytes = it->value().ToStringView();
+    auto rec = from_bson(bytes);
+    if (!rec) {
+      return make_error("corrupt op-log record (key " + hex(it->key().ToStringView()) + "): " +
+                        rec.error().message);
+    }
+    // A patched after image is shown as the `after` it stands for.
+    for (auto& f : *rec) {
+      if (f.name != k_after_patch) continue;
+      std::string after;
+      auto image = oplog_after(bytes, after) ? from_bson(after) : result<document>(make_error("bad afterPatch"));
+      if (!image) {
+        return make_error("corrupt op-log record (key " + hex(it->key().ToStringView()) + "): " +
+                          image.error().message);
+      }
+      f = field{"after", value(std::move(*image))};
+    }
+    out.push_back(std::move(*rec));
+    if (limit != 0 && out.size() >= limit) break;
+  }
+  if (!it->status().ok()) return storage_error(impl_->path, "read", it->status());
+  return out;
+}
+
+}  // namespace omgdb::engine

@@ -1,0 +1,208 @@
+// omgdb engine — define_collection, validate and the write-path rules check
+// (docs/validation.md). The spec is stored as given (meta "rules/" + u32 id) and compiled on
+// use; compiled rules are cached per thread by the spec's bytes, so a cache entry can never
+// be stale: new rules are new bytes.
+#include <unordered_map>
+
+#include "engine/bson/bson_codec.hpp"
+#include "engine/value/ejson.hpp"
+#include "engine/index/index.hpp"
+#include "engine/store/store_detail.hpp"
+#include "engine/query/validation.hpp"
+
+namespace omgdb::engine {
+
+using namespace detail;
+
+namespace detail {
+
+std::string rules_key(std::uint32_t collection_id) {
+  std::string k(k_meta_rules_prefix);
+  put_u32(k, collection_id);
+  return k;
+}
+
+namespace {
+
+constexpr std::size_t k_rules_cache_size = 32;
+
+// The compiled rules of a stored spec, from a small per-thread cache keyed by the bytes.
+result<std::shared_ptr<const validation::rules>> compiled(const std::string& bytes) {
+  thread_local std::unordered_map<std::string, std::shared_ptr<const validation::rules>> cache;
+  if (auto it = cache.find(bytes); it != cache.end()) return it->second;
+  auto spec = from_bson(bytes);
+  if (!spec) return make_error("stored validation rules do not decode: " + spec.error().message);
+  auto r = validation::rules::compile(*spec);
+  if (!r) return make_error("stored validation rules do not compile: " + r.error().message);
+  if (cache.size() >= k_rules_cache_size) cache.clear();
+  auto shared = std::make_shared<const validation::rules>(std::move(*r));
+  cache.emplace(bytes, shared);
+  return shared;
+}
+
+// The stored spec bytes of collection `id`, or nullopt.
+result<std::optional<std::string>> read_rules(const store::impl& s, const rocksdb::ReadOptions& ro,
+                                              std::uint32_t id) {
+  std::string bytes;
+  auto st = s.db->Get(ro, s.meta, rules_key(id), &bytes);
+  if (st.IsNotFound()) return std::optional<std::string>();
+  if (!st.ok()) return storage_error(s.path, "read", st);
+  return std::optional<std::string>(std::move(bytes));
+}
+
+std::string id_text(const document& doc) {
+  const value* id = find_field(doc, "_id");
+  return id != nullptr ? to_json(*id) : std::string("(none)");
+}
+
+}  // namespace
+
+status check_rules(const store::impl& s, const catalog_entry& c, const document& doc) {
+  auto bytes = read_rules(s, rocksdb::ReadOptions(), c.id);
+  if (!bytes) return std::move(bytes).error();
+  if (!bytes->has_value()) return {};
+  auto r = compiled(**bytes);
+  if (!r) return std::move(r).error();
+  auto v = (*r)->first_violation(doc);
+  if (!v) return {};
+  return make_error("document _id " + id_text(doc) + " breaks the validation rules of " +
+                    quoted_name(c.name) + ": " + v->message);
+}
+
+}  // namespace detail
+
+namespace {
+
+// The unique indexes spec.unique asks for: a field name, or an array of them (compound).
+result<std::vector<store::index_spec>> unique_specs(const document& spec) {
+  const document* root = &spec;
+  if (const value* js = find_field(spec, "$jsonSchema"); js != nullptr && js->is_document()) root = &js->as_document();
+  std::vector<store::index_spec> out;
+  const value* u = find_field(*root, "unique");
+  if (u == nullptr || !u->is_array()) return out;
+  for (const auto& e : u->as_array()) {
+    store::index_spec one;
+    one.unique = true;
+    if (e.is_string()) one.fields.push_back({e.as_string(), false});
+    if (e.is_array()) {
+      for (const auto& p : e.as_array()) {
+        if (p.is_string()) one.fields.push_back({p.as_string(), false});
+      }
+    }
+    if (auto n = normalize_spec(one); !n) return make_error("spec.unique: " + n.error().message);
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+}  // namespace
+
+result<store::define_result> store::define_collection(std::string_view collection,
+                                                      const document& spec) {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  auto rules = validation::rules::compile(spec);
+  if (!rules) return std::move(rules).error();
+  auto bytes = to_bson(spec);
+  if (!bytes) return std::move(bytes).error();
+  auto& s = *impl_;
+  std::lock_guard lock(s.writer);
+  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  if (!found) return std::move(found).error();
+  write_txn txn(s);
+  define_result out;
+  catalog_entry entry;
+  if (found->has_value()) {
+    entry = std::move(**found);
+  } else {
+    auto created = txn.create_collection(collection);
+    if (!created) return std::move(created).error();
+    entry = std::move(*created);
+    out.created = true;
+  }
+  // spec.unique: unique indexes, built in this same atomic batch (existing ones are kept).
+  bool new_indexes = false;
+  if (auto u = unique_specs(spec); !u) {
+    return std::move(u).error();
+  } else if (!u->empty()) {
+    auto next_id = read_next_index_id(s);
+    if (!next_id) return std::move(next_id).error();
+    for (auto& one : *u) {
+      auto staged = stage_index(s, txn, entry, out.created, std::move(one), false, *next_id, {});
+      if (!staged) return make_error("spec.unique: " + staged.error().message);
+      new_indexes = new_indexes || staged->created;
+    }
+  }
+  auto old = read_rules(s, rocksdb::ReadOptions(), entry.id);
+  if (!old) return std::move(old).error();
+  const std::string before = old->value_or("");
+  out.removed = spec.empty();
+  if (out.removed) {
+    if (before.empty() && !out.created) return out;  // nothing to remove
+    txn.batch().Delete(s.meta, rules_key(entry.id));
+  } else {
+    if (before == *bytes) {  // the same rules: nothing to write but new indexes
+      if (new_indexes) {
+        if (auto c = txn.commit(); !c) return std::move(c).error();
+      }
+      return out;
+    }
+    txn.batch().Put(s.meta, rules_key(entry.id), *bytes);
+  }
+  if (!before.empty() || !out.removed) {
+    if (auto l = txn.log("define_collection", collection, nullptr, before, out.removed ? "" : *bytes); !l) {
+      return std::move(l).error();
+    }
+  }
+  if (auto c = txn.commit(); !c) return std::move(c).error();
+  return out;
+}
+
+result<std::optional<document>> store::collection_rules(std::string_view collection) const {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  snapshot_guard snap(impl_->db);
+  auto entry = impl_->lookup(snap.read_options(), collection);
+  if (!entry) return std::move(entry).error();
+  if (!entry->has_value()) return std::optional<document>();
+  auto bytes = read_rules(*impl_, snap.read_options(), (*entry)->id);
+  if (!bytes) return std::move(bytes).error();
+  if (!bytes->has_value()) return std::optional<document>();
+  auto spec = from_bson(**bytes);
+  if (!spec) return std::move(spec).error();
+  return std::optional<document>(std::move(*spec));
+}
+
+result<store::validate_report> store::validate(std::string_view collection, std::size_t max_documents,
+                                               const scan_control& control) const {
+  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
+  snapshot_guard snap(impl_->db);
+  auto entry = impl_->lookup(snap.read_options(), collection);
+  if (!entry) return std::move(entry).error();
+  if (!entry->has_value()) return impl_->unknown_collection(collection);
+  auto bytes = read_rules(*impl_, snap.read_options(), (*entry)->id);
+  if (!bytes) return std::move(bytes).error();
+  if (!bytes->has_value()) {
+    return make_error("collection " + quoted_name(collection) +
+                      " has no validation rules: define them with define_collection");
+  }
+  auto rules = compiled(**bytes);
+  if (!rules) return std::move(rules).error();
+  validate_report report;
+  collection_scan scan(*impl_, snap, collection, **entry, control);
+  auto st = scan.run(nullptr, [&](document&& doc) {
+    ++report.checked;
+    auto found = (*rules)->check(doc, k_validate_max_reasons);
+    if (found.empty()) return true;
+    ++report.violating;
+    if (report.documents.size() < max_documents) {
+      validate_report::entry e;
+      if (const value* id = find_field(doc, "_id")) e.id = *id;
+      for (auto& v : found) e.reasons.push_back(std::move(v.message));
+      report.documents.push_back(std::move(e));
+    }
+    return true;
+  });
+  if (!st) return std::move(st).error();
+  return report;
+}
+
+}  // namespace omgdb::engine

@@ -1,0 +1,63 @@
+// omgdb sql — the classifier's rule tables (statement leaders, words that write, lock or change
+// the session, side-effect functions, the SQLite PRAGMA allow-list) and the scan that applies
+// them to one statement's tokens. Internal to sql/; the public contract is sql/classifier/classifier.hpp.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "config/connection.hpp"
+#include "sql/classifier/classifier.hpp"
+#include "sql/classifier/sql_lexer.hpp"
+
+namespace omgdb::sql::detail {
+
+// What the leading keyword of a statement is.
+enum class leader_kind {
+  read,     // SELECT, WITH, VALUES, TABLE, SHOW, DESCRIBE/DESC, EXPLAIN: scanned further
+  pragma,   // SQLite PRAGMA: checked against the allow-list
+  write,    // an understood statement that is not read-only
+  unknown,  // not a statement this dialect's classifier understands
+};
+
+struct leader_info {
+  leader_kind kind = leader_kind::unknown;
+  std::string reason;  // for write: "INSERT changes data"
+};
+
+leader_info classify_leader(std::string_view upper_keyword, config::sql_dialect d);
+
+// One reason a statement is not read-only, found somewhere in its tokens.
+struct finding {
+  verdict kind = verdict::write;
+  std::string reason;  // without the position suffix
+  std::size_t offset = 0;
+};
+
+// The tokens of one statement (no trailing `;`), the text they point into, and the statement's
+// upper-cased leading keyword.
+struct statement_view {
+  std::string_view text;
+  std::span<const token> tokens;
+  std::string_view leader;
+  config::sql_dialect dialect;
+};
+
+// The first write, lock, session change or side-effect call in a read-leader statement.
+std::optional<finding> scan_read_statement(const statement_view& st);
+
+// Checks an SQLite `PRAGMA …` statement against the read-only allow-list.
+std::optional<finding> check_pragma(const statement_view& st);
+
+inline std::string_view token_text(std::string_view text, const token& t) {
+  return text.substr(t.offset, t.size);
+}
+
+// The name a word or quoted identifier stands for (quotes removed, doubled quotes undone),
+// upper-cased, or empty for other tokens.
+std::string name_of(std::string_view text, const token& t);
+
+}  // namespace omgdb::sql::detail
