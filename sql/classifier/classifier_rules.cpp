@@ -1,6 +1,8 @@
 // omgdb sql — statement leaders and the words that make a statement not read-only.
 #include "sql/classifier/classifier_rules.hpp"
 
+#include <algorithm>
+
 #include "sql/classifier/classifier_functions.hpp"
 
 namespace omgdb::sql::detail {
@@ -117,7 +119,7 @@ bool is_dml(std::string_view w) noexcept {
 
 class scanner {
  public:
-  explicit scanner(const statement_view& st) : st_(st), t_(st.tokens) {}
+  explicit scanner(const statement_view& st) : st_(st), t_(st.tokens), explain_(parse_explain_prefix(st)) {}
 
   std::optional<finding> run() {
     for (std::size_t i = 0; i < t_.size(); ++i) {
@@ -133,6 +135,24 @@ class scanner {
     return w.size() > 32 ? std::string() : upper(w);
   }
   bool kind_at(std::size_t i, token_kind k) const { return i < t_.size() && t_[i].kind == k; }
+  bool punct_at(std::size_t i, std::string_view p) const {
+    return kind_at(i, token_kind::other) && token_text(st_.text, t_[i]) == p;
+  }
+  // Inside the write an EXPLAIN without ANALYZE explains (it plans it, executes nothing).
+  bool in_explained_write(std::size_t i) const {
+    return explain_ && explain_->explains_write && i >= explain_->statement;
+  }
+  // A data-modifying keyword standing as a name in a WITH statement: a CTE's name
+  // (`WITH replace AS (…)`, `, delete (n) AS (…)`), a reference to one (`FROM replace`,
+  // `JOIN update`, `replace.n`) or an alias (`AS delete`). A data-modifying CTE or the
+  // statement after the CTEs always has its keyword right after `(` or `)`.
+  bool names_a_relation(std::size_t i) const {
+    if (st_.leader != "WITH") return false;
+    const std::string prev = word(i - 1), next = word(i + 1);
+    if (kind_at(i + 1, token_kind::dot) || next == "AS") return true;
+    if (prev == "WITH" || prev == "RECURSIVE" || prev == "FROM" || prev == "JOIN" || prev == "AS") return true;
+    return punct_at(i - 1, ",") && kind_at(i + 1, token_kind::open_paren);
+  }
   finding make(std::size_t i, std::string reason, verdict v = verdict::write) const {
     return finding{v, std::move(reason), t_[i].offset};
   }
@@ -189,6 +209,7 @@ class scanner {
       const std::string next = word(i + 1);
       if (next == "OUTFILE" || next == "DUMPFILE")
         return make(i, "INTO " + next + " writes a file on the database server: not read-only");
+      if (in_explained_write(i)) return std::nullopt;  // INSERT INTO, MERGE INTO
       return make(i, "INTO (SELECT … INTO) creates a table or assigns variables: not read-only");
     }
     if (w == "NEXT" && word(i + 1) == "VALUE" && word(i + 2) == "FOR")
@@ -196,9 +217,17 @@ class scanner {
     if (w == "START" && word(i + 1) == "TRANSACTION") return make(i, "START TRANSACTION " + std::string(k_txn));
     if (w == "LOAD" && (word(i + 1) == "DATA" || word(i + 1) == "XML"))
       return make(i, "LOAD " + word(i + 1) + " reads files into a table: not read-only");
+    if ((w == "ANALYZE" || w == "ANALYSE") && explain_ &&
+        std::find(explain_->analyze_off.begin(), explain_->analyze_off.end(), i) != explain_->analyze_off.end())
+      return std::nullopt;  // EXPLAIN (ANALYZE false …)
     if ((w == "ANALYZE" || w == "ANALYSE") &&
         (st_.leader == "EXPLAIN" || st_.leader == "DESCRIBE" || st_.leader == "DESC"))
       return make(i, "EXPLAIN " + w + " executes the statement it explains: not read-only");
+    // The explained write's own keywords; side-effect calls, locks and files stay refused.
+    if (in_explained_write(i) && (is_dml(w) || w == "SET" || w == "RETURNING" ||
+                                  (w == "DO" && (word(i + 1) == "UPDATE" || word(i + 1) == "NOTHING"))))
+      return std::nullopt;
+    if (is_dml(w) && names_a_relation(i)) return std::nullopt;
     if (w == "SEARCH" || w == "CYCLE") cte_options_ = true;
     if (w == "SET" && i > 0 && (word(i - 1) == "CHARACTER" || word(i - 1) == "CHAR")) return std::nullopt;
     // WITH RECURSIVE … SEARCH … SET col / CYCLE … SET col USING path (PostgreSQL 14+) only names
@@ -224,6 +253,7 @@ class scanner {
 
   const statement_view& st_;
   std::span<const token> t_;
+  std::optional<explain_prefix> explain_;
   bool cte_options_ = false;
 };
 

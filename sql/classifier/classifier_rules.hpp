@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/connection.hpp"
 #include "sql/classifier/classifier.hpp"
@@ -51,6 +52,19 @@ std::optional<finding> scan_read_statement(const statement_view& st);
 
 // Checks an SQLite `PRAGMA …` statement against the read-only allow-list.
 std::optional<finding> check_pragma(const statement_view& st);
+
+// The options of an EXPLAIN that executes nothing (PostgreSQL and MariaDB/MySQL; no ANALYZE,
+// or only `ANALYZE false/off/0` in PostgreSQL's option list), found by explain_prefix
+// (classifier_explain.cpp).
+struct explain_prefix {
+  std::size_t statement = 0;               // the token index of the explained statement
+  std::vector<std::size_t> analyze_off;    // token indexes of ANALYZE options turned off
+  bool explains_write = false;             // the explained statement is INSERT/UPDATE/DELETE/…
+};
+// nullopt when `st` is not an EXPLAIN, explains with ANALYZE (which runs the statement), is
+// SQLite's (whose EXPLAIN of a write keeps needing the write level), or has a prefix it does
+// not understand; the statement is then scanned as any other.
+std::optional<explain_prefix> parse_explain_prefix(const statement_view& st);
 
 inline std::string_view token_text(std::string_view text, const token& t) {
   return text.substr(t.offset, t.size);

@@ -162,7 +162,66 @@ TEST_CASE("EXPLAIN is read-only but EXPLAIN ANALYZE executes and is a write") {
   CHECK(v("EXPLAIN (ANALYZE true, BUFFERS) SELECT 1", pg) == verdict::write);
   CHECK(v("EXPLAIN ANALYZE SELECT 1", my) == verdict::write);
   CHECK(why("EXPLAIN ANALYZE SELECT 1", my).find("executes") != std::string::npos);
-  CHECK(v("EXPLAIN DELETE FROM t", pg) == verdict::write);
+  // Issue 15 #10 changed this one: EXPLAIN without ANALYZE of a write plans it and executes
+  // nothing (the second seed lists it as read-only); it was asserted a write before.
+  CHECK(v("EXPLAIN DELETE FROM t", pg) == verdict::read_only);
+  CHECK(v("EXPLAIN QUERY PLAN DELETE FROM t", lite) == verdict::write);  // SQLite keeps the write level
+}
+
+TEST_CASE("EXPLAIN of a write without ANALYZE is read-only on PostgreSQL and MariaDB") {
+  for (const char* q : {"EXPLAIN DELETE FROM users", "EXPLAIN (ANALYZE false) DELETE FROM users",
+                        "EXPLAIN (ANALYZE off) DELETE FROM users", "EXPLAIN (ANALYZE 0) DELETE FROM users",
+                        "EXPLAIN (FORMAT JSON, ANALYZE FALSE) UPDATE t SET a = 1 WHERE id = 2",
+                        "EXPLAIN VERBOSE INSERT INTO t (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET a = 'x'",
+                        "EXPLAIN MERGE INTO t USING u ON t.id = u.id WHEN MATCHED THEN DELETE",
+                        "EXPLAIN (ANALYZE false) SELECT 1"}) {
+    CAPTURE(q);
+    CHECK(v(q, pg) == verdict::read_only);
+  }
+  for (const char* q : {"EXPLAIN DELETE FROM users", "EXPLAIN UPDATE t SET a = 1", "EXPLAIN FORMAT=JSON DELETE FROM t",
+                        "EXPLAIN EXTENDED REPLACE INTO t (id) VALUES (1)",
+                        "EXPLAIN INSERT INTO t (id) VALUES (1) ON DUPLICATE KEY UPDATE a = 'x'"}) {
+    CAPTURE(q);
+    CHECK(v(q, my) == verdict::read_only);
+  }
+}
+
+TEST_CASE("EXPLAIN that runs the write, or explains more than a write, stays refused") {
+  for (const char* q : {"EXPLAIN ANALYZE DELETE FROM t", "EXPLAIN (ANALYZE) DELETE FROM t",
+                        "EXPLAIN (ANALYZE true) DELETE FROM t", "EXPLAIN (ANALYZE on) DELETE FROM t",
+                        "EXPLAIN (ANALYZE 1) DELETE FROM t", "EXPLAIN (ANALYZE 'false') DELETE FROM t",
+                        "EXPLAIN (ANALYZE false, ANALYZE) DELETE FROM t", "EXPLAIN ANALYSE DELETE FROM t",
+                        "EXPLAIN (ANALYZE false) DELETE FROM t RETURNING nextval('s')",
+                        "EXPLAIN (ANALYZE false) CREATE TABLE z AS SELECT 1",
+                        "EXPLAIN WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x"}) {
+    CAPTURE(q);
+    CHECK(v(q, pg) == verdict::write);
+  }
+  CHECK(why("EXPLAIN (ANALYZE true) DELETE FROM t", pg).find("executes the statement") != std::string::npos);
+  for (const char* q : {"ANALYZE DELETE FROM t", "EXPLAIN ANALYZE DELETE FROM t",
+                        "EXPLAIN DELETE FROM t INTO OUTFILE '/tmp/x'", "EXPLAIN FORMAT=JSON INTO @p DELETE FROM t",
+                        "DESCRIBE ANALYZE DELETE FROM t"}) {
+    CAPTURE(q);
+    CHECK(v(q, my) == verdict::write);
+  }
+}
+
+TEST_CASE("a CTE named by a data-modifying keyword is not a data-modifying CTE") {
+  for (auto d : {pg, my}) {
+    CAPTURE(static_cast<int>(d));
+    CHECK(v("WITH replace AS (SELECT 1) SELECT * FROM replace", d) == verdict::read_only);
+    CHECK(v("WITH replace AS (SELECT 1) DELETE FROM t", d) == verdict::write);
+  }
+  CHECK(v("WITH delete AS (SELECT 1 AS n) SELECT delete.n FROM delete", pg) == verdict::read_only);
+  CHECK(v("WITH RECURSIVE update(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM update WHERE n < 3) SELECT n FROM update",
+          pg) == verdict::read_only);
+  CHECK(v("WITH x AS (SELECT 1 AS n), insert (m) AS (SELECT n FROM x) SELECT m FROM insert JOIN x ON true", pg) ==
+        verdict::read_only);
+  CHECK(v("WITH delete AS (DELETE FROM t RETURNING *) SELECT * FROM delete", pg) == verdict::write);
+  CHECK(v("WITH x AS (SELECT 1), update AS (UPDATE t SET a = 'x' RETURNING *) SELECT * FROM update", pg) ==
+        verdict::write);
+  CHECK(v("WITH replace AS (SELECT 1) REPLACE INTO t (id) VALUES (99)", my) == verdict::write);
+  CHECK(v("WITH x AS MATERIALIZED (DELETE FROM t RETURNING *) SELECT * FROM x", pg) == verdict::write);
 }
 
 TEST_CASE("side-effect functions are writes, also schema-qualified or quoted") {
