@@ -133,17 +133,23 @@ struct raw_walker {
   const path::components& parts;
   path::leaf_arrays mode;
   Visit& visit;
+  std::size_t emitted = 0;  // values (and missing branches) reported so far
+
+  bool emit(const bson_iter_t* v, int depth) {
+    ++emitted;
+    return visit(v, depth);
+  }
 
   // An array at the end of the path; `depth` is that of the document holding it.
   bool leaf_array(const bson_iter_t& arr, int depth) {
-    if (mode == path::leaf_arrays::array_only) return visit(&arr, depth);
+    if (mode == path::leaf_arrays::array_only) return emit(&arr, depth);
     bson_iter_t e;
     recurse(arr, e);
     while (bson_iter_next(&e)) {
-      if (visit(&e, depth + 1)) return true;
+      if (emit(&e, depth + 1)) return true;
     }
     if (e.err_off != 0) fallback();
-    return mode == path::leaf_arrays::elements_and_array && visit(&arr, depth);
+    return mode == path::leaf_arrays::elements_and_array && emit(&arr, depth);
   }
 
   // The path continues at parts[i] inside the document `doc` (of nesting `depth`) starts.
@@ -151,13 +157,13 @@ struct raw_walker {
     bson_iter_t cur = doc;
     for (std::size_t k = i; k < parts.size(); ++k) {
       bson_iter_t v;
-      if (!find_first(cur, parts[k].name, v)) return visit(nullptr, depth);
+      if (!find_first(cur, parts[k].name, v)) return emit(nullptr, depth);
       const bool last = k + 1 == parts.size();
       const bson_type_t t = bson_iter_type(&v);
       if (t == BSON_TYPE_ARRAY) return last ? leaf_array(v, depth) : in_array(v, depth, k + 1);
       if (decodes_to_document(t)) fallback();
-      if (last) return visit(&v, depth);
-      if (t != BSON_TYPE_DOCUMENT) return visit(nullptr, depth);  // a scalar where the path goes on
+      if (last) return emit(&v, depth);
+      if (t != BSON_TYPE_DOCUMENT) return emit(nullptr, depth);  // a scalar where the path goes on
       recurse(v, cur);
       ++depth;
     }
@@ -170,6 +176,7 @@ struct raw_walker {
     const path::component& c = parts[j];
     const bool last = j + 1 == parts.size();
     const int inner = depth + 1;  // the array's own nesting, which its elements have
+    const std::size_t before = emitted;
     bson_iter_t x;
     recurse(arr, x);
     for (std::int64_t idx = 0; bson_iter_next(&x); ++idx) {
@@ -179,19 +186,19 @@ struct raw_walker {
         bson_iter_t sub;
         recurse(x, sub);
         if (from(sub, inner + 1, j)) return true;
-        if (positional && (last ? visit(&x, inner) : from(sub, inner + 1, j + 1))) return true;
+        if (positional && (last ? emit(&x, inner) : from(sub, inner + 1, j + 1))) return true;
       } else if (decodes_to_document(t)) {
         fallback();
       } else if (positional) {
         if (last) {
-          if (visit(&x, inner)) return true;
+          if (emit(&x, inner)) return true;
         } else if (t == BSON_TYPE_ARRAY && in_array(x, inner, j + 1)) {
           return true;
         }
       }
     }
     if (x.err_off != 0) fallback();
-    return false;
+    return emitted == before && emit(nullptr, depth);  // MongoDB 9.0, as path.cpp
   }
 };
 

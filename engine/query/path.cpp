@@ -28,9 +28,12 @@ struct walker {
   const components& parts;
   leaf_arrays mode;
   visitor visit;
+  bool arrays_yield_missing = true;  // MongoDB 9.0's rule (walk); false for values_at_path
   array_position pos{};  // the first implicit expansion on the current branch (Track only)
+  std::size_t emitted = 0;  // values (and missing branches) reported so far
 
   bool emit(const value* v) {
+    ++emitted;
     if constexpr (Track) {
       return visit(v, pos);
     } else {
@@ -85,6 +88,7 @@ struct walker {
   bool in_array(const array& arr, std::size_t j) {
     const component& c = parts[j];
     const bool last = j + 1 == parts.size();
+    const std::size_t before = emitted;
     for (std::size_t idx = 0; idx < arr.size(); ++idx) {
       const value& x = arr[idx];
       const bool positional = c.index >= 0 && static_cast<std::size_t>(c.index) == idx;
@@ -102,7 +106,9 @@ struct walker {
         }
       }
     }
-    return false;
+    // MongoDB 9.0: an array that yields nothing for the rest of the path (empty, only
+    // scalars, nested arrays) leaves the path unresolved, and it evaluates as null.
+    return arrays_yield_missing && emitted == before && emit(nullptr);
   }
 };
 
@@ -135,6 +141,17 @@ bool walk(const object_view& root, const components& parts, leaf_arrays mode, vi
   return walker<false>{parts, mode, visit}.from(root, 0);
 }
 
+namespace {
+
+// walk() with MongoDB 8.0's traversal: an array that yields nothing reports nothing (sort
+// keys, index keys and distinct take "no value" as it always was).
+bool walk_values(const object_view& root, const components& parts, leaf_arrays mode, visitor_ref visit) {
+  if (parts.empty()) return false;
+  return walker<false>{parts, mode, visit, false}.from(root, 0);
+}
+
+}  // namespace
+
 bool walk_positional(const object_view& root, const components& parts, leaf_arrays mode,
                      positional_visitor_ref visit) {
   if (parts.empty()) return false;
@@ -156,7 +173,7 @@ void values_at_path(const document& doc, std::string_view dotted, std::vector<co
     }
     return false;
   };
-  path::walk(path::object_view{&doc, nullptr}, parts, path::leaf_arrays::elements_only, collect);
+  path::walk_values(path::object_view{&doc, nullptr}, parts, path::leaf_arrays::elements_only, collect);
 }
 
 }  // namespace omgdb::engine

@@ -67,9 +67,11 @@ class visitor_ref {
 };
 
 // Walks `parts` from `root` and calls `visit` for every value reached, and with nullptr for
-// every branch that ends on a missing field (or on a scalar where the path goes on). Branches
-// that go through an array of scalars without an index match report nothing. Returns true
-// as soon as `visit` does.
+// every branch that ends on a missing field (or on a scalar where the path goes on). An array
+// in the middle of the path whose elements yield nothing at all (an empty array, an array of
+// scalars, an array of arrays, an index past its end) reports one nullptr: the path does not
+// resolve, and it evaluates as null (MongoDB 9.0; in 8.0 it reported nothing, so {"a.b": null}
+// did not match a: [1]). Returns true as soon as `visit` does.
 bool walk(const object_view& root, const components& parts, leaf_arrays mode, visitor_ref visit);
 
 // Where a value reached by `walk_positional` came from: the first array the walk expanded

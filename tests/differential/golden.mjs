@@ -22,12 +22,29 @@ const CHECKS = [
     expect: { ids: [3] },
   },
   {
-    name: 'dotted-path-through-array: {"a.b": null} matches a: [{c: 2}]',
-    // MongoDB manual "Query for Null or Missing Fields" (8.0): a missing branch matches null;
-    // notes §2 row 2. `a: [1, 2]` (array of scalars) does not match in 8.0.
+    name: 'dotted-path-through-array: {"a.b": null} matches a: [{c: 2}] and, since 9.0, a: [1, 2]',
+    // MongoDB manual "Query for Null or Missing Fields": a missing branch matches null; notes
+    // §2 row 2. `a: [1, 2]` (array of scalars) did not match in 8.0 and matches in 9.0 (the
+    // `null-dotted-path-9.0` row; omgdb follows 9.0, issue 15 #2).
     docs: [{ _id: 1, a: [{ c: 2 }] }, { _id: 2, a: [{ b: 1 }] }, { _id: 3, a: [1, 2] }, { _id: 4 }],
     call: ['find', { filter: { 'a.b': null }, project: { _id: 1 } }],
-    expect: { ids: [1, 4] },
+    expect: { ids: [1, 3, 4] },
+  },
+  {
+    name: 'null-dotted-path-9.0: {"a.b": null} matches a: [1] and a: [] (MongoDB 9.0)',
+    // MongoDB 9.0 compatibility notes, "Null Comparisons on Dotted Paths That Traverse Arrays":
+    // a dotted path that does not resolve to a non-null value evaluates as null when a field on
+    // the path holds an empty array, an array of scalars or an array containing a nested array.
+    docs: [{ _id: 1, a: [1] }, { _id: 2, a: [] }, { _id: 3, a: [[{ b: 1 }]] }, { _id: 4, a: [{ b: 1 }] }],
+    call: ['find', { filter: { 'a.b': null }, project: { _id: 1 } }],
+    expect: { ids: [1, 2, 3] },
+  },
+  {
+    name: 'null-dotted-path-9.0: {"a.b": {$ne: null}} is the opposite',
+    // Same page: "The { "a.b": { $ne: null } } query returns the opposite result".
+    docs: [{ _id: 1, a: [1] }, { _id: 2, a: [] }, { _id: 3, a: [[{ b: 1 }]] }, { _id: 4, a: [{ b: 1 }] }],
+    call: ['find', { filter: { 'a.b': { $ne: null } }, project: { _id: 1 } }],
+    expect: { ids: [4] },
   },
   {
     name: 'dotted-path-through-array: {"b.z": {$size: 2}} does not count values collected from elements',
