@@ -138,6 +138,10 @@ std::string arguments(int n) { return std::to_string(n) + (n == 1 ? " argument" 
 class compiler {
  public:
   result<node_ptr> compile(const value& spec) {
+    if (++nodes_ > k_max_expression_nodes) {
+      return make_error("the expression has more than " + std::to_string(k_max_expression_nodes) +
+                        " operators and operands (field paths, literals and array items count too)");
+    }
     if (spec.is_string() && !spec.as_string().empty() && spec.as_string().front() == '$') {
       return field_path(spec.as_string());
     }
@@ -155,6 +159,8 @@ class compiler {
   }
 
  private:
+  std::size_t nodes_ = 0;  // compile() calls so far, bounded by k_max_expression_nodes
+
   result<node_ptr> field_path(const std::string& text) {
     auto n = std::make_unique<field_path_node>();
     std::string_view rest(text);
@@ -232,6 +238,11 @@ class compiler {
                                                    : std::to_string(info->min_args) + " to " +
                                                          arguments(info->max_args));
       return make_error(quoted(name) + " takes " + want + ", got " + std::to_string(count));
+    }
+    if (args.size() > k_max_expression_nodes) {
+      return make_error(quoted(name) + " has " + std::to_string(args.size()) +
+                        " operands; an expression may hold at most " + std::to_string(k_max_expression_nodes) +
+                        " operators and operands");
     }
     for (const value& a : args) {
       auto c = compile(a);

@@ -37,13 +37,33 @@ namespace omgdb::engine {
 // that leads nowhere), which is distinct from null.
 using expr_value = std::optional<value>;
 
-// An expression failing at run time ("can't $divide by zero"). filter::matches throws it for
-// `$expr`; callers that match filters from user input catch it at their boundary and report
-// `what()` as the error.
+// A filter or an expression failing at run time: "can't $divide by zero" in `$expr`, or a
+// regex reaching the match limit ("regex `^(a+)+$` at `s` reached the regex match limit …").
+// filter::matches throws it; callers that match filters from user input catch it at their
+// boundary and report `what()` as the error (or run each match through guard_match below).
 class expression_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Runs `f` (returning a result<…> or a status) and turns an expression_error thrown inside
+// it into a failure with the same message. The store's scan loops wrap each document's visit
+// in it, so that a run-time error stops the scan and is returned: nothing is matched, written
+// or deleted on a wrong answer.
+template <class F>
+auto guard_match(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const expression_error& e) {
+    return make_error(e.what());
+  }
+}
+
+// The most nodes one expression may hold: operators, operands, field paths, literals and
+// array items each count one ({$add: ["$a", 1]} is three). A larger expression is a compile
+// error naming the limit (an `$add` of 100,000 operands would otherwise cost that much per
+// document). docs/limits-query.md.
+inline constexpr std::size_t k_max_expression_nodes = 10'000;
 
 class expression {
  public:
@@ -56,7 +76,8 @@ class expression {
 
   // Errors name the operator: "unknown expression operator `$foo`", "`$eq` takes exactly 2
   // arguments, got 3", "unknown variable `$$NOW` …", "field path `$a..b` has an empty
-  // component", "an operator object must have exactly one field, got `$add`, `x`".
+  // component", "an operator object must have exactly one field, got `$add`, `x`", "`$add`
+  // has 100000 operands; an expression may hold at most 10000 operators and operands".
   static result<expression> compile(const value& spec);
 
   // Evaluates against `root` ($$ROOT and $$CURRENT); run-time errors come back as failures.

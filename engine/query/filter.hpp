@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,17 @@
 
 namespace omgdb::engine {
 
+// PCRE2's match limit for every regex in a filter or a validation `pattern`: the backtracking
+// steps one value may take (about 0.5 ms with the JIT). Reaching it is an error, never "no
+// match" (docs/limits-query.md).
+inline constexpr std::uint32_t k_regex_match_limit = 100'000;
+
+// The most clauses one filter may hold: each field condition, operator, $and/$or/$nor branch,
+// $all item and $in regex counts one ({a: {$gt: 1, $lt: 5}} is three). A larger filter is a
+// compile error naming the limit; matching work per document stays bounded by it ($in values
+// are binary-searched and do not count). docs/limits-query.md.
+inline constexpr std::size_t k_max_filter_clauses = 10'000;
+
 class filter {
  public:
   filter();  // matches every document
@@ -31,9 +43,11 @@ class filter {
 
   static result<filter> compile(const document& spec);
 
-  // A `$expr` that fails at run time (e.g. "can't $divide by zero") makes both matches()
-  // throw engine::expression_error (engine/query/expr.hpp); catch it where the filter came from
-  // user input and report what() as the error (store::find/count/distinct do).
+  // A `$expr` that fails at run time (e.g. "can't $divide by zero") and a regex that reaches
+  // the match limit (k_regex_match_limit) make matches() and matches_bson() throw
+  // engine::expression_error (engine/query/expr.hpp); catch it where the filter came from user
+  // input and report what() as the error (store::find/count/distinct do; the write paths run
+  // each match through guard_match).
   bool matches(const document& doc) const;
 
   // What a successful match found that updates and projections need.

@@ -86,6 +86,13 @@ result<node_ptr> regex_at(const path::components& parts, std::string_view patter
   return node_ptr(std::move(n));
 }
 
+// The error past k_max_filter_clauses.
+failure too_many_clauses() {
+  return make_error("the filter has more than " + std::to_string(k_max_filter_clauses) +
+                    " clauses (each field condition, operator, $and/$or/$nor branch, $all item and "
+                    "$in regex counts one): split the query, or use $in for many values of one field");
+}
+
 class parser {
  public:
   // A filter document: the conjunction of its fields (an empty AND matches everything).
@@ -99,7 +106,12 @@ class parser {
   }
 
  private:
+  // Counts one clause; false past the limit.
+  bool count_clause() { return ++clauses_ <= k_max_filter_clauses; }
+  std::size_t clauses_ = 0;
+
   status add_field(const field& f, std::vector<node_ptr>& out) {
+    if (!count_clause()) return too_many_clauses();
     const bool dbref_field = f.name == "$ref" || f.name == "$id" || f.name == "$db";
     if (starts_with_dollar(f.name) && !dbref_field) {
       if (f.name == "$and" || f.name == "$or" || f.name == "$nor") {
@@ -142,6 +154,7 @@ class parser {
     n->op = op == "$and" ? logic::and_ : (op == "$or" ? logic::or_ : logic::nor);
     for (const value& e : arg.as_array()) {
       if (!e.is_document()) return make_error(error);
+      if (!count_clause()) return too_many_clauses();
       auto sub = query(e.as_document());
       if (!sub) return std::move(sub).error();
       n->children.push_back(std::move(*sub));
@@ -161,6 +174,7 @@ class parser {
                       const document& ops, const field& op, std::vector<node_ptr>& out) {
     const std::string& name = op.name;
     const value& arg = op.val;
+    if (!count_clause()) return too_many_clauses();
     auto push = [&](result<node_ptr> n) -> status {
       if (!n) return std::move(n).error();
       out.push_back(std::move(*n));
@@ -233,6 +247,7 @@ class parser {
                           quoted(where));
       }
       if (e.type() == kind::regex) {
+        if (!count_clause()) return too_many_clauses();
         const auto& r = std::get<regex>(e.raw());
         auto re = regex_matcher::compile(r.pattern, r.options, where);
         if (!re) return std::move(re).error();
@@ -307,6 +322,7 @@ class parser {
           return make_error("`$all` cannot mix `$elemMatch` with other values at " +
                             quoted(where));
         }
+        if (!count_clause()) return too_many_clauses();
         auto n = elem_match(where, parts, e.as_document().front().val);
         if (!n) return std::move(n).error();
         nodes.push_back(std::move(*n));
@@ -314,6 +330,7 @@ class parser {
       return conjunction(std::move(nodes));
     }
     for (const value& e : items) {
+      if (!count_clause()) return too_many_clauses();
       if (e.type() == kind::regex) {
         const auto& r = std::get<regex>(e.raw());
         auto n = regex_at(parts, r.pattern, r.options, where);
