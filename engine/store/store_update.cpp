@@ -79,7 +79,7 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
       if (next->changed) {
         auto written = w.overwrite(**c, d, next->doc, "update");
         if (!written) return in_document(d, written.error());
-        if (*written) ++out.modified;
+        ++out.modified;  // not a no-op (update_outcome::changed), even if the bytes came out the same
         if (auto m = check_mutations(w, bounds, "modified"); !m) return std::move(m).error();
       }
       if (images != nullptr && !images->before) {
@@ -117,7 +117,7 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
           if (done == raw_updater::outcome::changed) {
             auto written = w.overwrite_bytes(**c, d, std::move(next_bytes), "update");
             if (!written) return std::move(written).error();
-            if (*written) ++out.modified;
+            ++out.modified;  // as above
             if (auto m = check_mutations(w, bounds, "modified"); !m) return std::move(m).error();
           }
           return many;

@@ -52,7 +52,10 @@ struct update_apply_options {
 
 struct update_outcome {
   document doc;
-  bool changed = false;  // false when the result is identical (types and field order too)
+  // MongoDB's "not a no-op" (what modifiedCount counts): the result differs from the
+  // document (types and field order too), or a $push inserted elements — even when its
+  // $slice trimmed them away and `doc` came out identical.
+  bool changed = false;
 };
 
 class update_spec {
@@ -70,7 +73,8 @@ class update_spec {
 
   // Applies the update to a copy of `doc`. Errors (nothing is changed): a conflict between
   // resolved positional paths, a type error ($inc of a string, $push to a non-array, $set
-  // through a scalar), a modified `_id`, int64 overflow, `$[]` over a missing array.
+  // through a scalar), a modified `_id`, int64 overflow, `$[]` over a missing array, a $pull
+  // condition's regex reaching the match limit.
   result<update_outcome> apply(const document& doc, const update_apply_options& options) const;
 
   // True when a path uses the positional `$` (the caller must then supply match details).
@@ -84,6 +88,8 @@ class update_spec {
   struct impl;
 
  private:
+  result<update_outcome> apply_unguarded(const document& doc, const update_apply_options& options) const;
+
   std::unique_ptr<impl> impl_;
 };
 

@@ -3,6 +3,7 @@
 // then applied to a copy of the document.
 #include <algorithm>
 
+#include "engine/query/expr.hpp"
 #include "engine/update/update_detail.hpp"
 
 namespace omgdb::engine {
@@ -108,6 +109,11 @@ status check_conflicts(std::vector<planned>& plan) {
 }  // namespace
 
 result<update_outcome> update_spec::apply(const document& doc, const update_apply_options& options) const {
+  // A $pull condition's run-time error (a regex at the match limit) is a failure of the update.
+  return guard_match([&] { return apply_unguarded(doc, options); });
+}
+
+result<update_outcome> update_spec::apply_unguarded(const document& doc, const update_apply_options& options) const {
   resolver r{*impl_, options, doc};
   std::vector<planned> plan;
   std::vector<concrete> sources;  // $rename sources, indexed like `plan` entries refer to
@@ -130,12 +136,18 @@ result<update_outcome> update_spec::apply(const document& doc, const update_appl
   if (auto s = check_conflicts(plan); !s) return std::move(s).error();
 
   update_outcome out{doc, false};
+  // MongoDB's no-op rule is per operator, not a comparison of the results: a $push that
+  // inserts elements is never a no-op, even when its $slice trims them away again.
+  bool pushed = false;
   for (const auto& step : plan) {
     if (step.is_source) continue;
     status s;
     switch (step.op->kind) {
       case op_kind::rename: s = apply_rename(*step.op, *step.from, step.at, out.doc); break;
       case op_kind::push:
+        pushed = pushed || !step.op->push.each.empty();
+        s = apply_array_op(*step.op, step.at, out.doc);
+        break;
       case op_kind::add_to_set:
       case op_kind::pop:
       case op_kind::pull:
@@ -150,7 +162,7 @@ result<update_outcome> update_spec::apply(const document& doc, const update_appl
   if (id_before != nullptr && (id_after == nullptr || !identical(*id_before, *id_after))) {
     return make_error("performing an update on the path `_id` would modify the immutable field `_id`");
   }
-  out.changed = !identical(doc, out.doc);
+  out.changed = pushed || !identical(doc, out.doc);
   return out;
 }
 

@@ -41,7 +41,9 @@ class raw_updater {
   bool prepare(std::string_view stored, prepared& out) const;
 
   enum class outcome { unchanged, changed, decode };
-  // Applies the update to a prepared document. `changed`: `out` holds the new bytes.
+  // Applies the update to a prepared document. `changed`: the update is not a no-op
+  // (update_outcome::changed) and `out` holds the new bytes — the stored ones again when a
+  // $push was trimmed away by its $slice (still counted as modified, as MongoDB does).
   // `decode`: the caller must take the decoding path for this document.
   outcome finish(prepared& doc, const update_apply_options& options, std::string& out) const;
 

@@ -120,3 +120,18 @@ TEST_CASE("$pullAll removes every value equal to one of the list") {
   CHECK(applied(R"({"$pullAll":{"scores":[0,5]}})", R"({"scores":[0,2,5,5,1,0]})") == R"({"scores":[2,1]})");
   CHECK(update_error(R"({"$pullAll":{"scores":5}})") == "`$pullAll` at `scores` needs an array, not 5");
 }
+
+TEST_CASE("a $push whose $slice trims the inserted elements away is not a no-op") {
+  // MongoDB counts it in modifiedCount: elements were inserted, then removed by $slice.
+  auto r = update_case{R"({"$push":{"t":{"$each":[3],"$slice":2}}})"}.on(R"({"t":[1,2]})");
+  REQUIRE(r.ok);
+  CHECK(r.doc == R"({"t":[1,2]})");
+  CHECK(r.changed);
+  // Without elements to insert, an unchanged result stays a no-op.
+  auto none = update_case{R"({"$push":{"t":{"$each":[],"$slice":2}}})"}.on(R"({"t":[1,2]})");
+  REQUIRE(none.ok);
+  CHECK_FALSE(none.changed);
+  auto same = update_case{R"({"$addToSet":{"t":1}})"}.on(R"({"t":[1,2]})");
+  REQUIRE(same.ok);
+  CHECK_FALSE(same.changed);
+}

@@ -295,3 +295,17 @@ TEST_CASE("bytes the byte path copies always decode, and encode back to the same
   CHECK(accepted > 1500);       // documents without regexes are copyable
   CHECK(mutated_accepted > 100);  // and some edits (in values) keep them so
 }
+
+TEST_CASE("the byte path counts a $push trimmed away by its $slice as changed, with the same bytes") {
+  auto spec = update_spec::compile(doc(R"({"$push":{"t":{"$each":[3],"$slice":2}}})"));
+  REQUIRE(spec.ok());
+  auto raw = raw_updater::make(*spec);
+  REQUIRE(raw.has_value());
+  auto stored = to_bson(doc(R"({"_id":1,"t":[1,2]})"));
+  REQUIRE(stored.ok());
+  raw_updater::prepared p;
+  REQUIRE(raw->prepare(*stored, p));
+  std::string out;
+  CHECK(raw->finish(p, update_apply_options{}, out) == raw_updater::outcome::changed);
+  CHECK(out == *stored);
+}
