@@ -100,8 +100,8 @@ struct path_node : filter::node {
   virtual bool matches_raw_value(const bson_iter_t* v, int depth) const;
 };
 
-// A compiled PCRE2 pattern (libpcre2-8, UTF mode). Matching allocates its own match data,
-// so one regex may be used from several threads.
+// A compiled PCRE2 pattern (libpcre2-8, UTF mode). Matching uses per-thread match data, so
+// one regex may be used from several threads.
 class regex_matcher {
  public:
   // Options: any of "imsx" ('u' is accepted and ignored: UTF is always on). Errors name the
@@ -109,12 +109,15 @@ class regex_matcher {
   static result<regex_matcher> compile(std::string_view pattern, std::string_view options,
                                        std::string_view where);
   // Strings by search; regex values by equal pattern and options; anything else: false.
+  // A search that reaches the match limit (k_regex_match_limit) or another PCRE2 limit
+  // throws expression_error naming the pattern, the path and the limit.
   bool matches(const value& v) const;
 
  private:
   std::shared_ptr<void> code_;  // pcre2_code_8
   std::string pattern_;
   std::string options_;  // sorted
+  std::string where_;    // the path (or spec place), for errors
 };
 
 enum class cmp_op { eq, lt, lte, gt, gte };

@@ -234,16 +234,19 @@ result<rules> rules::compile(const document& spec) {
   return r;
 }
 
-std::vector<violation> rules::check(const document& doc, std::size_t max) const {
-  std::vector<violation> out;
-  if (root_ && max > 0) checker{out, max}.object(*root_, doc, "");
-  return out;
+result<std::vector<violation>> rules::check(const document& doc, std::size_t max) const {
+  return guard_match([&]() -> result<std::vector<violation>> {
+    std::vector<violation> out;
+    if (root_ && max > 0) checker{out, max}.object(*root_, doc, "");
+    return out;
+  });
 }
 
-std::optional<violation> rules::first_violation(const document& doc) const {
+result<std::optional<violation>> rules::first_violation(const document& doc) const {
   auto all = check(doc, 1);
-  if (all.empty()) return std::nullopt;
-  return std::move(all.front());
+  if (!all) return std::move(all).error();
+  if (all->empty()) return std::optional<violation>();
+  return std::optional<violation>(std::move(all->front()));
 }
 
 }  // namespace omgdb::engine::validation

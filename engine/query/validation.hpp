@@ -45,9 +45,11 @@ class rules {
   // a number". `spec.unique` is refused: unique indexes are not available in this version.
   static result<rules> compile(const document& spec);
 
-  // Up to `max` violations of `doc`, in spec order (required before properties).
-  std::vector<violation> check(const document& doc, std::size_t max) const;
-  std::optional<violation> first_violation(const document& doc) const;
+  // Up to `max` violations of `doc`, in spec order (required before properties). A failure
+  // when `doc` cannot be checked: a `pattern` reached the regex match limit (the error names
+  // the pattern and the limit; such a document is neither valid nor invalid).
+  [[nodiscard]] result<std::vector<violation>> check(const document& doc, std::size_t max) const;
+  [[nodiscard]] result<std::optional<violation>> first_violation(const document& doc) const;
 
  private:
   std::shared_ptr<const node> root_;

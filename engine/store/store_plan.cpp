@@ -9,6 +9,7 @@
 
 #include "engine/bson/bson_codec.hpp"
 #include "engine/value/ejson.hpp"
+#include "engine/query/expr.hpp"
 #include "engine/query/filter.hpp"
 #include "engine/store/store_detail.hpp"
 #include "engine/update/update.hpp"
@@ -91,7 +92,7 @@ status plan_scan(const store::impl& s, const catalog_entry& c, const scan_contro
     auto doc = from_bson(d.bytes);
     if (!doc) return corrupt_document(c.name, std::string_view(d.key).substr(4), doc.error());
     d.doc = std::move(*doc);
-    auto go = visit(d);
+    auto go = guard_match([&] { return visit(d); });  // a filter's run-time error stops the scan
     if (!go) return std::move(go).error();
     if (!*go) break;
   }

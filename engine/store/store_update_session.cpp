@@ -12,6 +12,7 @@
 #include "engine/value/ejson.hpp"
 #include "engine/index/index.hpp"
 #include "engine/index/index_plan.hpp"
+#include "engine/query/expr.hpp"
 #include "engine/store/store_detail.hpp"
 
 namespace omgdb::engine::detail {
@@ -222,7 +223,7 @@ status write_session::scan(const catalog_entry& c, const value* point,
       if (!doc) return corrupt_document(c.name, std::string_view(sd.key).substr(4), doc.error());
       sd.doc = std::move(*doc);
     }
-    return visit(sd);
+    return guard_match([&] { return visit(sd); });  // a filter's run-time error stops the scan
   };
   if (point != nullptr) {
     std::string key = doc_key(c.id, *point);

@@ -64,9 +64,13 @@ status check_rules(const store::impl& s, const catalog_entry& c, const document&
   auto r = compiled(**bytes);
   if (!r) return std::move(r).error();
   auto v = (*r)->first_violation(doc);
-  if (!v) return {};
+  if (!v) {
+    return make_error("document _id " + id_text(doc) + " could not be checked against the validation rules of " +
+                      quoted_name(c.name) + ": " + v.error().message);
+  }
+  if (!v->has_value()) return {};
   return make_error("document _id " + id_text(doc) + " breaks the validation rules of " +
-                    quoted_name(c.name) + ": " + v->message);
+                    quoted_name(c.name) + ": " + (*v)->message);
 }
 
 }  // namespace detail
@@ -187,21 +191,27 @@ result<store::validate_report> store::validate(std::string_view collection, std:
   auto rules = compiled(**bytes);
   if (!rules) return std::move(rules).error();
   validate_report report;
+  std::optional<failure> unchecked;  // a document the rules could not decide: the error
   collection_scan scan(*impl_, snap, collection, **entry, control);
   auto st = scan.run(nullptr, [&](document&& doc) {
     ++report.checked;
     auto found = (*rules)->check(doc, k_validate_max_reasons);
-    if (found.empty()) return true;
+    if (!found) {
+      unchecked = make_error("document _id " + id_text(doc) + " could not be checked: " + found.error().message);
+      return false;
+    }
+    if (found->empty()) return true;
     ++report.violating;
     if (report.documents.size() < max_documents) {
       validate_report::entry e;
       if (const value* id = find_field(doc, "_id")) e.id = *id;
-      for (auto& v : found) e.reasons.push_back(std::move(v.message));
+      for (auto& v : *found) e.reasons.push_back(std::move(v.message));
       report.documents.push_back(std::move(e));
     }
     return true;
   });
   if (!st) return std::move(st).error();
+  if (unchecked) return std::move(*unchecked);
   return report;
 }
 

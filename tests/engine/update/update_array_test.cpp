@@ -135,3 +135,9 @@ TEST_CASE("a $push whose $slice trims the inserted elements away is not a no-op"
   REQUIRE(same.ok);
   CHECK_FALSE(same.changed);
 }
+
+TEST_CASE("a $pull condition whose regex reaches the match limit fails the update") {
+  const std::string e = update_error(R"({"$pull":{"t":{"$regex":"^(?:(a+)+x|a+b)$"}}})",
+                                     R"({"t":["aaaaaaaaaaaaaaaaaaaaaaaaab","b"]})");
+  CHECK(e.find("reached the regex match limit (100000 backtracking steps)") != std::string::npos);
+}
