@@ -48,6 +48,9 @@ int run_client_config(const std::string& client, const std::string& http_url, co
 int run_doctor(const std::optional<std::string>& config_file);
 
 int run_create(const std::string& path);
+// `omgdb recover PATH` (daemon/store_commands.cpp): drops what follows damage in the store's
+// write-ahead log, reporting how much; exit status 1 when it cannot.
+int run_recover(const std::string& path);
 int run_dump(const std::string& path);
 // Direct commands that call the tool of the same name (at `dangerous` scope: the local user
 // owns the store) and print its text to stdout, or its error to stderr with exit status 1.

@@ -157,6 +157,10 @@ int main(int argc, char** argv) {
   auto* create_cmd = app.add_subcommand("create", "Create an empty store (a directory)");
   create_cmd->add_option("PATH", path, "Store directory to create")->required();
 
+  auto* recover_cmd = app.add_subcommand(
+      "recover", "Open a store whose write-ahead log is damaged, dropping the writes after the damage (docs/durability.md)");
+  recover_cmd->add_option("PATH", path, "Store directory")->required();
+
   auto* insert_cmd = app.add_subcommand("insert", "Insert one JSON document");
   insert_cmd->add_option("PATH", path)->required();
   insert_cmd->add_option("COLLECTION", collection)->required();
@@ -217,6 +221,7 @@ int main(int argc, char** argv) {
   if (*tools_cmd) return run_tools_list(scope, as_json);
   if (*create_cmd) return run_create(path);
   if (*dump_cmd) return run_dump(path);
+  if (*recover_cmd) return run_recover(path);
   if (*inspect_cmd) return run_tool_command("inspect", "{\"path\":" + json_str(path) + "}");
   if (*insert_cmd) {
     if (!check_json("JSON", json_arg)) return 2;
