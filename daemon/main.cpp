@@ -157,6 +157,18 @@ int main(int argc, char** argv) {
   auto* create_cmd = app.add_subcommand("create", "Create an empty store (a directory)");
   create_cmd->add_option("PATH", path, "Store directory to create")->required();
 
+  std::string import_file;
+  std::uint64_t import_batch = 1000, import_from = 1;
+  auto* import_cmd = app.add_subcommand("import", "Import a JSON Lines file in atomic batches (the import_jsonl tool)");
+  import_cmd->add_option("PATH", path)->required();
+  import_cmd->add_option("COLLECTION", collection)->required();
+  import_cmd->add_option("FILE", import_file, "The JSON Lines file, one document per line")->required();
+  import_cmd->add_option("--batch-size", import_batch, "Lines per atomic batch (default 1000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000}));
+  import_cmd->add_option("--from-line", import_from,
+                         "Start at this line (1-based): resume an import that stopped, as its error says")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62));
+
   auto* recover_cmd = app.add_subcommand(
       "recover", "Open a store whose write-ahead log is damaged, dropping the writes after the damage (docs/durability.md)");
   recover_cmd->add_option("PATH", path, "Store directory")->required();
@@ -222,6 +234,7 @@ int main(int argc, char** argv) {
   if (*create_cmd) return run_create(path);
   if (*dump_cmd) return run_dump(path);
   if (*recover_cmd) return run_recover(path);
+  if (*import_cmd) return run_import(path, collection, import_file, import_batch, import_from);
   if (*inspect_cmd) return run_tool_command("inspect", "{\"path\":" + json_str(path) + "}");
   if (*insert_cmd) {
     if (!check_json("JSON", json_arg)) return 2;

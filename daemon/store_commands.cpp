@@ -1,13 +1,32 @@
-// Direct store commands that are not tools: `omgdb recover` (a store whose write-ahead log is
-// damaged before its end).
+// Direct store commands that are not tools: `omgdb import` (import_jsonl with a resume point)
+// and `omgdb recover` (a store whose write-ahead log is damaged before its end).
 #include <iostream>
 #include <string>
 
+#include "common/json.hpp"
 #include "common/log.hpp"
 #include "daemon/commands.hpp"
+#include "engine/store/store.hpp"
 #include "engine/store/store_recover.hpp"
 
 namespace omgdb::daemon {
+
+int run_import(const std::string& path, const std::string& collection, const std::string& file,
+               std::uint64_t batch_size, std::uint64_t from_line) {
+  auto st = engine::store::open(path);
+  if (!st) {
+    std::cerr << "omgdb: " << st.error().message << "\n";
+    return 1;
+  }
+  auto r = (*st)->import_jsonl(collection, file, batch_size, {}, from_line);
+  if (!r) {
+    std::cerr << "omgdb: " << r.error().message << "\n";
+    return 1;
+  }
+  std::cout << json::serialize(boost::json::object{{"imported", r->imported}, {"batches", r->batches}}) << "\n";
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
 
 int run_recover(const std::string& path) {
   auto r = engine::recover_store(path);
