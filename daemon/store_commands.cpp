@@ -39,12 +39,9 @@ int run_recover(const std::string& path) {
     return 0;
   }
   const auto& d = *r->damage;
-  std::string what = "recovered store " + path + ": dropped " + std::to_string(d.lost_batches()) +
-                     " acknowledged write(s) that followed the damage in its write-ahead log (op-log batches " +
-                     std::to_string(d.kept_batch + 1) + "–" + std::to_string(d.readable_batch) + ", " +
-                     std::to_string(d.lost_records()) + " op-log record(s), " + std::to_string(d.lost_keys()) +
-                     " written key(s)); kept everything up to op-log batch " + std::to_string(d.kept_batch) +
-                     ". The damaged log files were copied to " + r->backup_dir;
+  std::string what = "recovered store " + path + ": dropped " + engine::describe_loss(d) +
+                     " that followed the damage in its write-ahead log; kept everything up to op-log batch " +
+                     std::to_string(d.kept_batch) + ". The damaged log files were copied to " + r->backup_dir;
   log::warning(what);
   std::cout << what << "\n";
   return 0;

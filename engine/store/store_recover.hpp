@@ -11,8 +11,10 @@
 // kSkipAnyCorruptedRecords (every readable record, also after the damage). Every write the
 // store acknowledges commits the op-log counters (`oplog_last_batch`, `oplog_last_seq`) in its
 // own atomic batch, so the difference of the two opens' counters is the number of acknowledged
-// writes (batches) and of op-log records that point-in-time recovery drops. RocksDB's own
-// sequence numbers (one per key written) are compared too, for writes that keep no op-log.
+// writes (batches) and of op-log records that point-in-time recovery drops. RocksDB skips the
+// rest of the 32 KiB log block holding the damage, so the raw log files are also searched for
+// those counters' writes. RocksDB's own sequence numbers (one per key written) are compared
+// too, for writes that keep no op-log.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,9 @@ struct wal_damage {
 // The damage of the store in `dir` when point-in-time recovery would open it but dropping
 // records; nullopt when even that cannot open it (the damage is elsewhere). Reads only.
 std::optional<wal_damage> inspect_wal_damage(const std::string& dir, const std::string& status_text);
+
+// What `d` loses: "101 acknowledged writes (op-log batches 100–200, 101 op-log records)".
+std::string describe_loss(const wal_damage& d);
 
 // The error of an open refused because of `d`: what is wrong and what a person can do.
 std::string wal_damage_message(const std::string& shown, const wal_damage& d);
