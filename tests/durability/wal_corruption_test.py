@@ -4,7 +4,8 @@ silently drop the acknowledged writes after it.
 
   1. 200 inserts through `omgdb mcp` (each acknowledged, i.e. in the fsynced WAL), then SIGKILL.
   2. A copy of the store with its WAL cut inside the last record (a torn tail, the normal crash
-     case) still opens, with every write but the torn one.
+     case) still opens, with every write but the torn one; a copy with zeros appended opens
+     with every write.
   3. The store with one byte flipped mid-WAL refuses to open, saying the log is damaged before
      its end and naming `omgdb recover`.
   4. `omgdb recover` reports how many acknowledged writes it dropped; that number plus the
@@ -100,6 +101,17 @@ def main():
         if code == 0:
             n = documents(binary, tmp, torn)
             check("a torn tail loses only the torn write", n == WRITES - 1, f"{n} documents")
+
+        # A tail of zeros (a power loss on a file system that extends the file first) opens too.
+        zeros = os.path.join(tmp, "zeros.omgdb")
+        shutil.copytree(store, zeros)
+        with open(wal_file(zeros), "ab") as f:
+            f.write(bytes(5000))
+        code, out, err = run(binary, "inspect", zeros, cwd=tmp)
+        check("a tail of zeros opens", code == 0, err)
+        if code == 0:
+            n = documents(binary, tmp, zeros)
+            check("a tail of zeros loses nothing", n == WRITES, f"{n} documents")
 
         # One byte flipped in the middle of the WAL.
         wal = wal_file(store)
