@@ -97,7 +97,7 @@ static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, 
   // Session records stay in memory: the process lives as long as its stdio client, and a
   // `serve` daemon may own the state directory's file.
   http.state_dir.clear();
-  auth::set_store_roots(http_store_roots(s));
+  apply_http_store_roots(s);
   http.on_reload = make_reloader(cmd.config_file, cmd.given, false, live,
                                  [sql](const config::settings& next) { sql->replace_connections(next.connections); });
   http.metrics_text = [live, sql] {

@@ -124,6 +124,8 @@ void check_roots(report& out, const config::settings& s) {
   if (s.store_roots.empty()) {
     out.ok("no store roots configured: over HTTP stores and imported files are confined to the data directory " +
            roots.front().string());
+    struct stat st {};
+    if (::stat(roots.front().c_str(), &st) != 0) return out.ok(roots.front().string() + " will be created by serve");
   }
   for (const auto& root : roots) {
     struct stat st {};
@@ -203,7 +205,9 @@ void check_tokens(report& out, const config::settings& s) {
   if (!s.http.tokens.empty()) out.ok(std::to_string(s.http.tokens.size()) + " token hash(es) in the config");
   if ((!env || !*env) && s.http.tokens.empty() && check_token_file(out)) return;
   if ((!env || !*env) && s.http.tokens.empty()) {
-    out.warn("no bearer token: `omgdb serve` will refuse to start", "run `omgdb token new --name NAME` and add the printed entry to the config");
+    out.warn("no bearer token: `omgdb serve` will refuse to start",
+             "run `omgdb token new --name NAME` and add the printed entry to the config, or export "
+             "OMGDB_HTTP_TOKEN=$(omgdb token new) (`make run` keeps one in " + make_run_token_file().string() + ")");
   }
 }
 

@@ -64,9 +64,16 @@ std::vector<std::filesystem::path> http_store_roots(const config::settings& s) {
   if (!s.store_roots.empty() || s.stores_unconfined) return s.store_roots;
   auto dir = data_dir();
   if (dir.empty()) return {std::filesystem::path("/nonexistent-omgdb-data-dir")};  // confine to nothing
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);  // `make run` does the same; a failure shows at open
   return {dir.lexically_normal()};
+}
+
+void apply_http_store_roots(const config::settings& s) {
+  auto roots = http_store_roots(s);
+  if (s.store_roots.empty() && !roots.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(roots.front(), ec);  // as `make run` does; a failure shows at open
+  }
+  auth::set_store_roots(std::move(roots));
 }
 
 std::string confinement_note(const config::settings& s) {
@@ -151,7 +158,7 @@ std::function<std::optional<transports::http_reloadable>()> make_reloader(
     log::info("SIGHUP: reloaded " + (next->source.empty() ? std::string("the defaults") : next->source) +
               (list.empty() ? "; nothing changed" : "; changed: " + list));
     apply_logging(*next);
-    auth::set_store_roots(http_store_roots(*next));
+    apply_http_store_roots(*next);
     auto r = reloadable_of(*next, std::move(*tokens));
     if (on_applied) on_applied(*next);
     live->replace(std::move(*next));

@@ -56,7 +56,7 @@ int run_serve(const serve_command& cmd) {
   http.state_dir = state_dir_of(s);
 
   auto live = std::make_shared<live_settings>(s);
-  auth::set_store_roots(http_store_roots(s));
+  apply_http_store_roots(s);
   auto sql = make_sql_service(s, true);  // its admin channel lets a person approve
   http.on_reload = make_reloader(cmd.config_file, cmd.given, cmd.no_auth, live,
                                  [sql](const config::settings& next) { sql->replace_connections(next.connections); });
