@@ -26,6 +26,13 @@ std::string write_file(const temp_dir& dir, std::string_view name, std::string_v
   return path;
 }
 
+// The error of importing `text` (as file `name`) that must fail.
+std::string import_error(fresh_store& s, std::string_view name, std::string_view text, std::uint64_t batch) {
+  auto r = s->import_jsonl("items", write_file(s.dir, name, text), batch);
+  REQUIRE_FALSE(r.ok());
+  return r.error().message;
+}
+
 }  // namespace
 
 TEST_CASE("import_jsonl inserts every line in batches and skips blank lines") {
@@ -131,10 +138,7 @@ TEST_CASE("import_jsonl reports increasing progress in bytes of the file") {
 
 TEST_CASE("an import that stops after committed batches says how far it got and the line to resume from") {
   fresh_store s;
-  std::string file = write_file(s.dir, "stop.jsonl", "{\"_id\":1}\n{\"_id\":2}\n\n{\"_id\":3}\n{\"_id\":4,}\n{\"_id\":5}\n");
-  auto r = s->import_jsonl("items", file, 3);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.error().message ==
+  CHECK(import_error(s, "stop.jsonl", "{\"_id\":1}\n{\"_id\":2}\n\n{\"_id\":3}\n{\"_id\":4,}\n{\"_id\":5}\n", 3) ==
         "batch 2 (lines 5–6) was not imported: line 5: invalid JSON at byte 9: syntax error. 3 documents in 1 batch "
         "were imported before it (lines 1–4); they stay. To resume, import from line 5 (on the command line: "
         "`omgdb import … --from-line 5`): importing the whole file again fails on the committed _ids");
@@ -161,18 +165,13 @@ TEST_CASE("a UTF-8 byte order mark at the start of the file is skipped") {
   auto r = s->import_jsonl("items", file, 10);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
   CHECK(r->imported == 2);
-  std::string later = write_file(s.dir, "bom2.jsonl", "{\"_id\":3}\n\xEF\xBB\xBF{\"_id\":4}\n");
-  auto mid = s->import_jsonl("items", later, 10);
-  REQUIRE_FALSE(mid.ok());  // only the file's first bytes may be a byte order mark
-  CHECK(mid.error().message.find("line 2: ") != std::string::npos);
+  // Only the file's first bytes may be a byte order mark.
+  CHECK(import_error(s, "bom2.jsonl", "{\"_id\":3}\n\xEF\xBB\xBF{\"_id\":4}\n", 10).find("line 2: ") != std::string::npos);
 }
 
 TEST_CASE("invalid UTF-8 in a line is reported as invalid UTF-8 with its line and byte offset") {
   fresh_store s;
-  std::string file = write_file(s.dir, "utf.jsonl", "{\"_id\":1}\n{\"_id\":2,\"s\":\"ab\xC3\x28\"}\n{\"_id\":3,\"s\":\"\xED\xA0\x80\"}\n");
-  auto r = s->import_jsonl("items", file, 10);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.error().message ==
+  CHECK(import_error(s, "utf.jsonl", "{\"_id\":1}\n{\"_id\":2,\"s\":\"ab\xC3\x28\"}\n{\"_id\":3,\"s\":\"\xED\xA0\x80\"}\n", 10) ==
         "batch 1 (lines 1–3) was not imported: line 2: invalid UTF-8 at byte 16 of the line (0xc3); line 3: invalid "
         "UTF-8 at byte 14 of the line (0xed). 0 documents in 0 batches were imported before it");
 }
