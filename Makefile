@@ -17,10 +17,14 @@ PRESET ?= release
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_DIR := build/$(PRESET)
 OMGDB := $(BUILD_DIR)/omgdb
-STORE ?= $(HOME)/.local/share/omgdb/default.omgdb
+DATA_DIR := $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/omgdb
+STORE ?= $(DATA_DIR)/default.omgdb
 SCOPE ?= read-write
 LISTEN ?= 127.0.0.1:41922
 TOKEN_FILE ?= $(HOME)/.config/omgdb/http-token
+# The HTTP daemon confines stores to its data directory (DATA_DIR) unless the config says
+# otherwise; a STORE given elsewhere makes its directory the store root instead.
+STORE_ROOT := $(if $(filter file,$(origin STORE)),,$(abspath $(dir $(STORE))))
 
 .PHONY: deps configure build run test test-asan bench bench-http package image clean
 
@@ -40,9 +44,10 @@ run: build
 	  mkdir -p "$(dir $(TOKEN_FILE))" && (umask 077; $(OMGDB) token new > "$(TOKEN_FILE)" 2>/dev/null) && \
 	  echo "omgdb: created a bearer token in $(TOKEN_FILE)" >&2; fi
 	@echo "omgdb: default store: $(STORE)" >&2
+	@$(if $(STORE_ROOT),echo "omgdb: stores are confined to $(STORE_ROOT) (the directory of STORE)" >&2,true)
 	@echo "omgdb: clients send 'Authorization: Bearer <token>'; the token: cat $(TOKEN_FILE) (or \$$OMGDB_HTTP_TOKEN)" >&2
 	@echo "omgdb: agents that spawn a process use: $(abspath $(OMGDB)) mcp" >&2
-	@OMGDB_HTTP_TOKEN="$${OMGDB_HTTP_TOKEN:-$$(cat "$(TOKEN_FILE)")}" exec $(OMGDB) serve --listen $(LISTEN) --scope $(SCOPE)
+	@OMGDB_HTTP_TOKEN="$${OMGDB_HTTP_TOKEN:-$$(cat "$(TOKEN_FILE)")}" exec $(OMGDB) serve --listen $(LISTEN) --scope $(SCOPE) $(if $(STORE_ROOT),--store-root "$(STORE_ROOT)")
 
 test: build
 	ctest --preset $(PRESET) -j $(JOBS)

@@ -40,15 +40,21 @@ std::string list_of(const std::vector<fs::path>& roots) {
 
 }  // namespace
 
-result<std::string> confine_path(std::string_view requested, const std::vector<fs::path>& roots) {
+result<std::string> confine_path(std::string_view requested, const std::vector<fs::path>& roots,
+                                 confined_argument what) {
   if (roots.empty()) return std::string(requested);
-  if (requested.empty()) return make_error("argument `path` must not be empty");
-  if (requested.find('\0') != std::string_view::npos) return make_error("argument `path` must not contain a NUL byte");
+  const bool store = what == confined_argument::store_path;
+  const std::string argument = store ? "path" : "file";
+  const std::string noun = store ? "store path" : "file";
+  const std::string live = store ? "; stores live under " : "; files are read only from under ";
+  if (requested.empty()) return make_error("argument `" + argument + "` must not be empty");
+  if (requested.find('\0') != std::string_view::npos) {
+    return make_error("argument `" + argument + "` must not contain a NUL byte");
+  }
   fs::path asked{std::string(requested)};
   for (const auto& part : asked) {
     if (part == "..") {
-      return make_error("store path `" + std::string(requested) + "` must not contain `..`; stores live under " +
-                        list_of(roots));
+      return make_error(noun + " `" + std::string(requested) + "` must not contain `..`" + live + list_of(roots));
     }
   }
   fs::path candidate = asked.is_absolute() ? asked : roots.front() / asked;
@@ -56,10 +62,9 @@ result<std::string> confine_path(std::string_view requested, const std::vector<f
   for (const auto& root : roots) {
     if (inside(real, resolved(root))) return real.string();
   }
-  return make_error("store path `" + std::string(requested) + "` is outside the store roots" +
-                    (real != candidate.lexically_normal() ? " (after following symlinks)" : std::string()) +
-                    "; stores live under " + list_of(roots) + " (a relative path is taken from " +
-                    roots.front().string() + ")");
+  return make_error(noun + " `" + std::string(requested) + "` is outside the store roots" +
+                    (real != candidate.lexically_normal() ? " (after following symlinks)" : std::string()) + live +
+                    list_of(roots) + " (a relative path is taken from " + roots.front().string() + ")");
 }
 
 void set_store_roots(std::vector<fs::path> roots) {
@@ -72,8 +77,8 @@ std::vector<fs::path> store_roots() {
   return roots_ref();
 }
 
-result<std::string> confine_store_path(std::string_view requested) {
-  return confine_path(requested, store_roots());
+result<std::string> confine_store_path(std::string_view requested, confined_argument what) {
+  return confine_path(requested, store_roots(), what);
 }
 
 }  // namespace omgdb::auth

@@ -19,13 +19,19 @@
 
 namespace omgdb::auth {
 
-result<std::string> confine_path(std::string_view requested, const std::vector<std::filesystem::path>& roots);
+// What a confined argument names, for its errors: a tool's store `path`, or a `file` it reads
+// (import_jsonl), which the errors must not call a store path.
+enum class confined_argument { store_path, file };
+
+result<std::string> confine_path(std::string_view requested, const std::vector<std::filesystem::path>& roots,
+                                 confined_argument what = confined_argument::store_path);
 
 // The roots `open_store` applies (set by `omgdb serve`; empty, the default, confines nothing).
 void set_store_roots(std::vector<std::filesystem::path> roots);
 std::vector<std::filesystem::path> store_roots();
 
 // confine_path with the process-wide roots.
-result<std::string> confine_store_path(std::string_view requested);
+result<std::string> confine_store_path(std::string_view requested,
+                                       confined_argument what = confined_argument::store_path);
 
 }  // namespace omgdb::auth

@@ -192,7 +192,7 @@ def main():
         env.pop('OMGDB_LOG_LEVEL', None)
 
         print('(f) tools/call get over HTTP, 64 in flight', file=sys.stderr)
-        omgdb, port = start([args.omgdb, 'serve', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
+        omgdb, port = start([args.omgdb, 'serve', '--unconfined-stores', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
                              '--max-in-flight', '256', '--max-sessions', '128'], env=env, log_dir=tmp)
         auth = {'Authorization': f'Bearer {TOKEN}'}
         sid = open_session(port, auth)

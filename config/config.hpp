@@ -81,6 +81,9 @@ struct settings {
   // `[stores] roots`: absolute directories. Over HTTP a store `path` must resolve under one of
   // them (auth/paths.hpp); empty: stores are not confined (stdio, the local user's own files).
   std::vector<std::filesystem::path> store_roots;
+  // `[stores] unconfined`: with no roots, an HTTP daemon opens stores and reads files anywhere
+  // its user can (otherwise it confines them to its data directory, daemon/http_setup.hpp).
+  bool stores_unconfined = false;
   http_settings http;
   std::vector<connection> connections;  // `[[connections]]`, names unique
   approval_settings approvals;
@@ -113,6 +116,7 @@ struct overrides {
   std::optional<std::string> scope;
   std::optional<std::string> listen;
   std::optional<std::vector<std::string>> store_roots;
+  std::optional<bool> stores_unconfined;  // --unconfined-stores
   std::optional<std::string> log_level;
   std::optional<std::size_t> max_result_bytes;
   std::optional<std::size_t> workers;

@@ -137,6 +137,7 @@ status apply_overrides(settings& s, const overrides& o) {
   if (o.store_roots) {
     if (auto ok = set_roots(s, *o.store_roots, "--store-root"); !ok) return ok;
   }
+  if (o.stores_unconfined) s.stores_unconfined = *o.stores_unconfined;
   if (o.log_level) {
     if (auto ok = set_level(s, *o.log_level, "--log-level"); !ok) return ok;
   }

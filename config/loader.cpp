@@ -120,6 +120,7 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     table_reader st(*t, "stores", sink);
     std::vector<std::string> roots;
     st.strings("roots", roots);
+    st.boolean("unconfined", s.stores_unconfined);
     for (const auto& p : roots) {
       if (sink.failed()) break;
       std::filesystem::path path(p);

@@ -79,6 +79,7 @@ std::vector<std::string> changed_sections(const settings& before, const settings
   if (before.scope != after.scope) out.emplace_back("scope");
   if (before.max_result_bytes != after.max_result_bytes || before.workers != after.workers) out.emplace_back("limits");
   if (before.store_roots != after.store_roots) out.emplace_back("stores.roots");
+  if (before.stores_unconfined != after.stores_unconfined) out.emplace_back("stores.unconfined");
   if (before.http.listen != after.http.listen) out.emplace_back("http.listen");
   if (!same_tokens(before.http.tokens, after.http.tokens)) out.emplace_back("http.tokens");
   if (before.http.allow_origins != after.http.allow_origins) out.emplace_back("http.allow_origins");

@@ -97,18 +97,19 @@ static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, 
   // Session records stay in memory: the process lives as long as its stdio client, and a
   // `serve` daemon may own the state directory's file.
   http.state_dir.clear();
-  auth::set_store_roots(s.store_roots);
+  apply_http_store_roots(s);
   http.on_reload = make_reloader(cmd.config_file, cmd.given, false, live,
                                  [sql](const config::settings& next) { sql->replace_connections(next.connections); });
   http.metrics_text = [live, sql] {
-    return tool_metrics_text() + store_metrics_text(live->current()->store_roots) + sql_metrics_text(sql.get());
+    return tool_metrics_text() + store_metrics_text(http_store_roots(*live->current())) + sql_metrics_text(sql.get());
   };
   std::string scope_name(auth::to_string(s.scope));
   std::size_t token_count = http.tokens.size();
   http.on_listening = [&](const std::string& url) {
     std::cerr << "omgdb: serving MCP on stdio and listening on " << url << "\n"
               << "omgdb: HTTP clients authenticate with the header `Authorization: Bearer <token>`; " << token_count
-              << " token(s) accepted (not shown); scope " << scope_name << "\n";
+              << " token(s) accepted (not shown); scope " << scope_name << "\n"
+              << "omgdb: " << confinement_note(s) << " (over stdio too)\n";
     std::cerr.flush();
   };
   opts.max_in_flight = s.http.max_in_flight;

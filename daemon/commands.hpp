@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ int run_client_config(const std::string& client, const std::string& http_url, co
 int run_doctor(const std::optional<std::string>& config_file);
 
 int run_create(const std::string& path);
+// `omgdb import PATH COLLECTION FILE [--batch-size N] [--from-line N]` (daemon/store_commands.cpp):
+// import_jsonl from the command line; --from-line resumes an import that stopped.
+int run_import(const std::string& path, const std::string& collection, const std::string& file,
+               std::uint64_t batch_size, std::uint64_t from_line);
+// `omgdb recover PATH` (daemon/store_commands.cpp): drops what follows damage in the store's
+// write-ahead log, reporting how much; exit status 1 when it cannot.
+int run_recover(const std::string& path);
 int run_dump(const std::string& path);
 // Direct commands that call the tool of the same name (at `dangerous` scope: the local user
 // owns the store) and print its text to stdout, or its error to stderr with exit status 1.

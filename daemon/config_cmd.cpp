@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "daemon/commands.hpp"
+#include "daemon/http_setup.hpp"
 #include "daemon/runtime.hpp"
 
 namespace omgdb::daemon {
@@ -21,7 +22,13 @@ int run_config_check(const std::optional<std::string>& config_file) {
   std::cout << "config: " << (s->source.empty() ? std::string("none found; using the defaults") : s->source) << "\n"
             << "scope: " << auth::to_string(s->scope) << "\n"
             << "store roots: ";
-  if (s->store_roots.empty()) std::cout << "none (store paths are not confined)";
+  if (s->store_roots.empty()) {
+    auto roots = http_store_roots(*s);
+    std::cout << "none (over HTTP: "
+              << (roots.empty() ? std::string("not confined, [stores] unconfined = true")
+                                : "confined to the data directory " + roots.front().string())
+              << "; stdio: not confined)";
+  }
   for (std::size_t i = 0; i < s->store_roots.size(); ++i) std::cout << (i ? ", " : "") << s->store_roots[i].string();
   std::cout << "\nhttp: listen " << s->http.listen << ", " << s->http.tokens.size() << " token(s)";
   for (const auto& t : s->http.tokens) std::cout << " " << t.name << "(" << auth::to_string(t.scope) << ")";

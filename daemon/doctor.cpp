@@ -20,6 +20,7 @@
 #include "auth/origin.hpp"
 #include "auth/token.hpp"
 #include "daemon/commands.hpp"
+#include "daemon/http_setup.hpp"
 #include "daemon/runtime.hpp"
 
 namespace omgdb::daemon {
@@ -115,11 +116,18 @@ void check_connection(report& out, const config::connection& c) {
 }
 
 void check_roots(report& out, const config::settings& s) {
-  if (s.store_roots.empty()) {
-    return out.warn("no store roots: over HTTP a tool may open a store anywhere the daemon's user can write",
-                    "set [stores] roots = [\"/var/lib/omgdb/stores\"] (or --store-root)");
+  auto roots = http_store_roots(s);  // what `omgdb serve` confines to
+  if (roots.empty()) {
+    return out.warn("[stores] unconfined = true: over HTTP a tool may open a store anywhere the daemon's user can write",
+                    "set [stores] roots = [\"/var/lib/omgdb/stores\"] (or --store-root), or remove `unconfined`");
   }
-  for (const auto& root : s.store_roots) {
+  if (s.store_roots.empty()) {
+    out.ok("no store roots configured: over HTTP stores and imported files are confined to the data directory " +
+           roots.front().string());
+    struct stat st {};
+    if (::stat(roots.front().c_str(), &st) != 0) return out.ok(roots.front().string() + " will be created by serve");
+  }
+  for (const auto& root : roots) {
     struct stat st {};
     if (::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       out.fail("store root " + root.string() + " is not a directory", "mkdir -p " + root.string() + " (owned by the daemon's user)");
@@ -157,6 +165,28 @@ void check_port(report& out, const config::settings& s) {
            "stop the other process, or choose another port in http.listen / --listen");
 }
 
+// `make run` keeps its token in a file and passes it as OMGDB_HTTP_TOKEN: true when that file
+// holds a usable token (reported), false when there is none.
+bool check_token_file(report& out) {
+  auto file = make_run_token_file();
+  struct stat st {};
+  if (file.empty() || ::stat(file.c_str(), &st) != 0 || st.st_size == 0) return false;
+  std::ifstream in(file);
+  std::string token;
+  std::getline(in, token);
+  if (auto ok = auth::check_token_text(token); !ok) {
+    out.fail(file.string() + " (the token file `make run` uses): " + ok.error().message,
+             "omgdb token new > " + file.string());
+    return true;
+  }
+  if (st.st_mode & (S_IRGRP | S_IROTH)) {
+    out.warn(file.string() + " holds the bearer token and others can read it", "chmod 600 " + file.string());
+  }
+  out.ok("bearer token in " + file.string() + ", which `make run` passes as OMGDB_HTTP_TOKEN (not shown); " +
+         "`omgdb serve` alone needs OMGDB_HTTP_TOKEN=$(cat " + file.string() + ")");
+  return true;
+}
+
 void check_tokens(report& out, const config::settings& s) {
   const char* env = std::getenv("OMGDB_HTTP_TOKEN");
   if (env && *env) {
@@ -173,8 +203,11 @@ void check_tokens(report& out, const config::settings& s) {
     }
   }
   if (!s.http.tokens.empty()) out.ok(std::to_string(s.http.tokens.size()) + " token hash(es) in the config");
+  if ((!env || !*env) && s.http.tokens.empty() && check_token_file(out)) return;
   if ((!env || !*env) && s.http.tokens.empty()) {
-    out.warn("no bearer token: `omgdb serve` will refuse to start", "run `omgdb token new --name NAME` and add the printed entry to the config");
+    out.warn("no bearer token: `omgdb serve` will refuse to start",
+             "run `omgdb token new --name NAME` and add the printed entry to the config, or export "
+             "OMGDB_HTTP_TOKEN=$(omgdb token new) (`make run` keeps one in " + make_run_token_file().string() + ")");
   }
 }
 

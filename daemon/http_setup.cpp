@@ -48,6 +48,52 @@ std::string state_dir_of(const config::settings& s) {
   return transports::http::default_state_dir();
 }
 
+std::filesystem::path data_dir() {
+  if (const char* sd = std::getenv("STATE_DIRECTORY"); sd && *sd == '/') {
+    std::string dir(sd);
+    return dir.substr(0, dir.find(':'));
+  }
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg == '/') return std::filesystem::path(xdg) / "omgdb";
+  if (const char* home = std::getenv("HOME"); home && *home == '/') {
+    return std::filesystem::path(home) / ".local" / "share" / "omgdb";
+  }
+  return {};
+}
+
+std::vector<std::filesystem::path> http_store_roots(const config::settings& s) {
+  if (!s.store_roots.empty() || s.stores_unconfined) return s.store_roots;
+  auto dir = data_dir();
+  if (dir.empty()) return {std::filesystem::path("/nonexistent-omgdb-data-dir")};  // confine to nothing
+  return {dir.lexically_normal()};
+}
+
+void apply_http_store_roots(const config::settings& s) {
+  auto roots = http_store_roots(s);
+  if (s.store_roots.empty() && !roots.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(roots.front(), ec);  // as `make run` does; a failure shows at open
+  }
+  auth::set_store_roots(std::move(roots));
+}
+
+std::string confinement_note(const config::settings& s) {
+  auto roots = http_store_roots(s);
+  if (roots.empty()) {
+    return "WARNING: [stores] unconfined = true: tools may open a store and import a file anywhere this user can";
+  }
+  std::string list;
+  for (const auto& r : roots) list += (list.empty() ? "" : ", ") + r.string();
+  if (!s.store_roots.empty()) return "stores and imported files are confined to the store roots " + list;
+  return "stores and imported files are confined to the data directory " + list +
+         " (no [stores] roots configured; set them, or `[stores] unconfined = true` to allow any path)";
+}
+
+std::filesystem::path make_run_token_file() {
+  const char* home = std::getenv("HOME");
+  if (!home || *home != '/') return {};
+  return std::filesystem::path(home) / ".config" / "omgdb" / "http-token";
+}
+
 std::string missing_token_help(std::string_view command) {
   return "no bearer token is configured. `" + std::string(command) + "` requires one:\n" + "  export " + token_env +
          "=$(omgdb token new)\n" +
@@ -112,7 +158,7 @@ std::function<std::optional<transports::http_reloadable>()> make_reloader(
     log::info("SIGHUP: reloaded " + (next->source.empty() ? std::string("the defaults") : next->source) +
               (list.empty() ? "; nothing changed" : "; changed: " + list));
     apply_logging(*next);
-    auth::set_store_roots(next->store_roots);
+    apply_http_store_roots(*next);
     auto r = reloadable_of(*next, std::move(*tokens));
     if (on_applied) on_applied(*next);
     live->replace(std::move(*next));

@@ -1,10 +1,12 @@
 // omgdb daemon — the HTTP listener's settings, shared by `omgdb serve` and `omgdb mcp --http`.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "auth/token_set.hpp"
 #include "common/result.hpp"
@@ -32,6 +34,25 @@ std::string state_dir_of(const config::settings& s);
 // the caller's to refuse). The error is the message to print.
 result<transports::http_options> http_options_of(const config::settings& s, const std::string& listen, bool no_auth,
                                                  bool any_address);
+
+// Where `make run` keeps the default store: systemd's STATE_DIRECTORY, else
+// $XDG_DATA_HOME/omgdb, else ~/.local/share/omgdb ("" when none of them is set).
+std::filesystem::path data_dir();
+
+// The directories an HTTP daemon (`serve`, `mcp --http`) confines store paths and `file`
+// arguments to: `[stores] roots`; with none, the data directory; nothing (no confinement)
+// only with `[stores] unconfined = true` (--unconfined-stores).
+std::vector<std::filesystem::path> http_store_roots(const config::settings& s);
+// Makes them the process's store roots (auth/paths.hpp), creating the data directory if it is
+// the one in use.
+void apply_http_store_roots(const config::settings& s);
+
+// The start-up line that says where stores and files are confined to (or that they are not).
+std::string confinement_note(const config::settings& s);
+
+// The bearer token file `make run` creates and passes as OMGDB_HTTP_TOKEN:
+// ~/.config/omgdb/http-token ("" without HOME).
+std::filesystem::path make_run_token_file();
 
 // The text that explains how to give the daemon a token (no token configured).
 std::string missing_token_help(std::string_view command);

@@ -38,8 +38,8 @@ bool check_json(const std::string& what, const std::string& text) {
   return true;
 }
 
-void add_config_option(CLI::App* cmd, std::optional<std::string>& target) {
-  cmd->add_option_function<std::string>("--config", [&target](const std::string& v) { target = v; },
+CLI::Option* add_config_option(CLI::App* cmd, std::optional<std::string>& target) {
+  return cmd->add_option_function<std::string>("--config", [&target](const std::string& v) { target = v; },
                                         "Config file (default: $XDG_CONFIG_HOME/omgdb/omgdb.toml, else /etc/omgdb/omgdb.toml)");
 }
 
@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
   mcp_cmd->add_flag("--standalone", mcp.standalone,
                     "List the tools only: every call answers `unavailable`, touching no store, database or network "
                     "(also OMGDB_MCP_STANDALONE=1)");
+  mcp_cmd->add_flag_function("--unconfined-stores", [&mcp](std::int64_t) { mcp.given.stores_unconfined = true; },
+                             "With --http and no store roots, open stores and read files anywhere this user can");
   auto* via_opt = mcp_cmd->add_option("--via", mcp.via,
                                       "Forward to a running `omgdb serve` at this URL, e.g. http://127.0.0.1:41922/mcp "
                                       "(token from OMGDB_HTTP_TOKEN)");
@@ -93,7 +95,11 @@ int main(int argc, char** argv) {
                                               "Where session records are kept (default $XDG_STATE_HOME/omgdb)");
   serve_cmd->add_option_function<std::vector<std::string>>(
       "--store-root", [&g](const std::vector<std::string>& v) { g.store_roots = v; },
-      "Store paths must resolve under this directory (repeatable; replaces [stores] roots)");
+      "Store paths must resolve under this directory (repeatable; replaces [stores] roots; default: the data "
+      "directory, ~/.local/share/omgdb)");
+  serve_cmd->add_flag_function("--unconfined-stores", [&g](std::int64_t) { g.stores_unconfined = true; },
+                               "With no store roots, open stores and read files anywhere this user can ([stores] "
+                               "unconfined)");
   add_worker_options(serve_cmd, g);
   serve_cmd->add_option_function<std::size_t>("--max-body-bytes", [&g](std::size_t v) { g.max_body_bytes = v; },
                                               "Largest POST body (default 4 MiB)")
@@ -136,7 +142,11 @@ int main(int argc, char** argv) {
   auto* config_cmd = app.add_subcommand("config", "The config file (docs/config.md)");
   config_cmd->require_subcommand(1);
   auto* config_check_cmd = config_cmd->add_subcommand("check", "Validate the config that would be used, and summarize it");
-  add_config_option(config_check_cmd, config_file);
+  auto* config_check_opt = add_config_option(config_check_cmd, config_file);
+  config_check_cmd
+      ->add_option_function<std::string>("FILE", [&config_file](const std::string& v) { config_file = v; },
+                                         "The config file to check (as --config FILE)")
+      ->excludes(config_check_opt);
   auto* config_example_cmd = config_cmd->add_subcommand("example", "Print a commented example config (config/omgdb.toml)");
 
   std::string client, client_url;
@@ -156,6 +166,22 @@ int main(int argc, char** argv) {
 
   auto* create_cmd = app.add_subcommand("create", "Create an empty store (a directory)");
   create_cmd->add_option("PATH", path, "Store directory to create")->required();
+
+  std::string import_file;
+  std::uint64_t import_batch = 1000, import_from = 1;
+  auto* import_cmd = app.add_subcommand("import", "Import a JSON Lines file in atomic batches (the import_jsonl tool)");
+  import_cmd->add_option("PATH", path)->required();
+  import_cmd->add_option("COLLECTION", collection)->required();
+  import_cmd->add_option("FILE", import_file, "The JSON Lines file, one document per line")->required();
+  import_cmd->add_option("--batch-size", import_batch, "Lines per atomic batch (default 1000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000}));
+  import_cmd->add_option("--from-line", import_from,
+                         "Start at this line (1-based): resume an import that stopped, as its error says")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62));
+
+  auto* recover_cmd = app.add_subcommand(
+      "recover", "Open a store whose write-ahead log is damaged, dropping the writes after the damage (docs/durability.md)");
+  recover_cmd->add_option("PATH", path, "Store directory")->required();
 
   auto* insert_cmd = app.add_subcommand("insert", "Insert one JSON document");
   insert_cmd->add_option("PATH", path)->required();
@@ -191,7 +217,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 2 (CLI11's own codes are 100+).
+    return app.exit(e) == 0 ? 0 : 2;
   }
 
   using namespace omgdb::daemon;
@@ -217,6 +244,8 @@ int main(int argc, char** argv) {
   if (*tools_cmd) return run_tools_list(scope, as_json);
   if (*create_cmd) return run_create(path);
   if (*dump_cmd) return run_dump(path);
+  if (*recover_cmd) return run_recover(path);
+  if (*import_cmd) return run_import(path, collection, import_file, import_batch, import_from);
   if (*inspect_cmd) return run_tool_command("inspect", "{\"path\":" + json_str(path) + "}");
   if (*insert_cmd) {
     if (!check_json("JSON", json_arg)) return 2;

@@ -29,7 +29,8 @@ void confine_file_argument(mcp::tool& t) {
   t.handler = [inner = std::move(t.handler)](const boost::json::object& args, mcp::call_context& ctx) {
     auto it = args.find("file");
     if (it == args.end() || !it->value().is_string()) return inner(args, ctx);
-    auto confined = auth::confine_store_path(std::string_view(it->value().get_string()));
+    auto confined = auth::confine_store_path(std::string_view(it->value().get_string()),
+                                             auth::confined_argument::file);
     if (!confined) return mcp::tool_result::failure(confined.error().message);
     boost::json::object copy = args;
     copy["file"] = *confined;

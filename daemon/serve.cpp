@@ -56,14 +56,14 @@ int run_serve(const serve_command& cmd) {
   http.state_dir = state_dir_of(s);
 
   auto live = std::make_shared<live_settings>(s);
-  auth::set_store_roots(s.store_roots);
+  apply_http_store_roots(s);
   auto sql = make_sql_service(s, true);  // its admin channel lets a person approve
   http.on_reload = make_reloader(cmd.config_file, cmd.given, cmd.no_auth, live,
                                  [sql](const config::settings& next) { sql->replace_connections(next.connections); });
   service::watchdog_hooks(http.heartbeat_interval, http.on_heartbeat);
   http.on_stopping = [] { service::notify_stopping(); };
   http.metrics_text = [live, sql] {
-    return tool_metrics_text() + store_metrics_text(live->current()->store_roots) + sql_metrics_text(sql.get());
+    return tool_metrics_text() + store_metrics_text(http_store_roots(*live->current())) + sql_metrics_text(sql.get());
   };
 
   std::string scope_name(auth::to_string(s.scope));
@@ -78,6 +78,7 @@ int run_serve(const serve_command& cmd) {
       std::cerr << "omgdb: clients authenticate with the header `Authorization: Bearer <token>`; " << token_count
                 << " token(s) accepted (not shown)\n";
     }
+    std::cerr << "omgdb: " << confinement_note(s) << "\n";
     std::cerr << "omgdb: scope " << scope_name << "; session records in "
               << (http.state_dir.empty() ? std::string("memory only") : http.state_dir) << "\n";
     std::cerr.flush();

@@ -55,7 +55,7 @@ def http_run(omgdb, tmp, calls_per_conn, out):
     env = dict(os.environ, OMGDB_HTTP_TOKEN=hb.TOKEN)
     env.pop('OMGDB_LOG_LEVEL', None)
     p, port = hb.start(['valgrind', '--tool=callgrind', '--separate-threads=yes', f'--callgrind-out-file={out}.%p',
-                        omgdb, 'serve', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
+                        omgdb, 'serve', '--unconfined-stores', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
                         '--max-in-flight', '256'], env=env, log_dir=tmp)
     auth = {'Authorization': f'Bearer {hb.TOKEN}'}
     sid = hb.open_session(port, auth)

@@ -241,8 +241,11 @@ class store {
   // _id) fails its whole batch; the error lists the bad lines of that batch by line number
   // and says how many documents and batches were committed before it. Progress reports
   // bytes read of the file's size. A relative `file` is resolved against the working directory.
+  // Lines before `from_line` (1-based) are read but not imported: resuming an import that
+  // stopped ("resume from line N") with from_line N.
   result<import_result> import_jsonl(std::string_view collection, const std::string& file,
-                                     std::uint64_t batch_size, const scan_control& control = {});
+                                     std::uint64_t batch_size, const scan_control& control = {},
+                                     std::uint64_t from_line = 1);
   // --- end of write side ---
 
   // --- read side (projection, keyset, distinct) ---

@@ -18,6 +18,7 @@
 #include <rocksdb/table.h>
 
 #include "engine/store/store_detail.hpp"
+#include "engine/store/store_recover.hpp"
 
 namespace omgdb::engine {
 namespace {
@@ -82,6 +83,9 @@ rocksdb::DBOptions db_options() {
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   o.max_background_jobs = 2;
   o.db_write_buffer_size = 64 << 20;  // all memtables of one store together
+  // A torn last record (a crash mid-write) is dropped as before; damage before the end of the
+  // log fails the open instead of silently dropping every write after it (store_recover.hpp).
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   return o;
 }
 
@@ -156,9 +160,11 @@ void release_lock(int fd) {
 }
 
 // Opens the RocksDB database in `dir` with every family it has plus ours, filling `s`.
-status open_database(store::impl& s, const fs::path& dir) {
+// `recovering` (omgdb recover) replays the log only up to its first damaged record.
+status open_database(store::impl& s, const fs::path& dir, bool recovering = false) {
   std::vector<std::string> names;
   rocksdb::DBOptions dbo = db_options();
+  if (recovering) dbo.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
   auto ls = rocksdb::DB::ListColumnFamilies(dbo, dir.string(), &names);
   if (!ls.ok()) {
     return make_error(quote(s.path) + " is not an omgdb store (" + ls.ToString() + ")");
@@ -175,6 +181,10 @@ status open_database(store::impl& s, const fs::path& dir) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   auto st = rocksdb::DB::Open(dbo, dir.string(), families, &handles, &db);
+  if (st.IsCorruption() && !recovering) {
+    // Damage that point-in-time recovery would step over is in the write-ahead log.
+    if (auto damage = inspect_wal_damage(dir.string(), st.ToString())) return make_error(wal_damage_message(s.path, *damage));
+  }
   if (!st.ok()) return storage_error(s.path, "open", st);
   s.db = db;
   s.handles = handles;
@@ -284,7 +294,10 @@ status store::create(const std::string& path) {
   return {};  // `s` closes the database and releases the lock
 }
 
-result<std::shared_ptr<store>> store::open(const std::string& path) {
+namespace {
+
+// What store::open checks before it takes the lock: `path` exists and holds database files.
+status check_store_dir(const std::string& path) {
   std::error_code ec;
   fs::path dir(path);
   auto st = fs::status(dir, ec);
@@ -297,15 +310,50 @@ result<std::shared_ptr<store>> store::open(const std::string& path) {
   if (!fs::exists(dir / "CURRENT", ec)) {
     return make_error(quote(path) + " is not an omgdb store (no database files)");
   }
+  return {};
+}
 
+}  // namespace
+
+result<std::shared_ptr<store>> store::open(const std::string& path) {
+  if (auto c = check_store_dir(path); !c) return std::move(c).error();
   auto s = std::make_unique<impl>();
   s->path = path;
-  auto fd = take_lock(path, dir);
+  auto fd = take_lock(path, fs::path(path));
   if (!fd) return std::move(fd).error();
   s->lock_fd = *fd;
-  if (auto o = open_database(*s, dir); !o) return std::move(o).error();
+  if (auto o = open_database(*s, fs::path(path)); !o) return std::move(o).error();
   if (auto m = load_meta(*s); !m) return std::move(m).error();
   return std::shared_ptr<store>(new store(std::move(s)));
+}
+
+result<recovery_report> recover_store(const std::string& path) {
+  if (auto c = check_store_dir(path); !c) return std::move(c).error();
+  store::impl s;
+  s.path = path;
+  auto fd = take_lock(path, fs::path(path));
+  if (!fd) return std::move(fd).error();
+  s.lock_fd = *fd;
+  recovery_report out;
+  if (open_database(s, fs::path(path))) {
+    if (auto m = load_meta(s); !m) return std::move(m).error();
+    return out;  // opens as it is: nothing to drop
+  }
+  out.damage = inspect_wal_damage(path, "");
+  if (!out.damage) {
+    // Not the log: say what RocksDB says about the store.
+    if (auto o = open_database(s, fs::path(path)); !o) return std::move(o).error();
+  }
+  auto backup = back_up_wal(path);
+  if (!backup) return std::move(backup).error();
+  out.backup_dir = *backup;
+  if (auto o = open_database(s, fs::path(path), true); !o) return std::move(o).error();
+  if (auto m = load_meta(s); !m) return std::move(m).error();
+  // The recovered state goes into table files, so the damaged log is no longer replayed.
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  if (auto st = s.db->Flush(fo, s.handles); !st.ok()) return storage_error(path, "flush", st);
+  return out;
 }
 
 }  // namespace omgdb::engine

@@ -53,6 +53,29 @@ case "$tools" in *insert*) bad "tools at read lists insert" ;; *) ok ;; esac
 expect_has "tools at dangerous" "$("$bin" tools --scope all)" "drop_collection"
 "$bin" tools --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert all(t["inputSchema"]["type"]=="object" for t in d["tools"])' && ok || bad "tools --json"
 
+# Usage errors exit 2 (not CLI11's 105/106), with the message on stderr.
+"$bin" find >/dev/null 2>err.txt; st=$?
+expect_eq "missing argument status" "$st" 2
+expect_has "missing argument message" "$(cat err.txt)" "PATH is required"
+"$bin" frobnicate >/dev/null 2>err.txt; st=$?
+expect_eq "unknown command status" "$st" 2
+"$bin" find app.omgdb users --limit -1 >/dev/null 2>err.txt; st=$?
+expect_eq "bad option value status" "$st" 2
+"$bin" --help >/dev/null 2>&1; st=$?
+expect_eq "help status" "$st" 0
+
+# `omgdb import` stops at the batch holding a bad line, says where to resume, and resumes.
+printf '%s\n' '{"_id":1}' '{"_id":2}' '{"_id":3}' '{"_id":4,}' '{"_id":5}' >imp.jsonl
+"$bin" import app.omgdb items imp.jsonl --batch-size 2 >out.txt 2>err.txt; st=$?
+expect_eq "import failure status" "$st" 1
+expect_has "import failure says what was committed" "$(cat err.txt)" "2 documents in 1 batch were imported before it (lines 1–2); they stay"
+expect_has "import failure says where to resume" "$(cat err.txt)" "--from-line 3"
+printf '%s\n' '{"_id":1}' '{"_id":2}' '{"_id":3}' '{"_id":4}' '{"_id":5}' >imp.jsonl
+expect_eq "import resumed" "$("$bin" import app.omgdb items imp.jsonl --batch-size 2 --from-line 3)" '{"imported":3,"batches":2}'
+expect_has "import complete" "$("$bin" inspect app.omgdb)" '{"name":"items","documents":5}'
+"$bin" import app.omgdb items imp.jsonl --from-line 0 >/dev/null 2>&1; st=$?
+expect_eq "import --from-line 0 status" "$st" 2
+
 # While `omgdb mcp` holds the store, another process is told who holds it.
 mkfifo hold.fifo
 "$bin" mcp <hold.fifo >hold.out 2>hold.err &

@@ -55,6 +55,22 @@ class ConfigCommands(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('OK', r.stdout)
 
+    def test_config_check_takes_the_file_as_a_positional_argument(self):
+        path = self.write('scope = "read"\n')
+        r = run('config', 'check', path, env=self.env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('config: ' + path, r.stdout)
+        self.assertIn('scope: read', r.stdout)
+        r = run('config', 'check', path, '--config', path, env=self.env)
+        self.assertEqual(r.returncode, 2)
+
+    def test_with_no_roots_config_check_names_the_data_directory_http_is_confined_to(self):
+        r = run('config', 'check', self.write(''), env=self.env)
+        self.assertIn('store roots: none (over HTTP: confined to the data directory '
+                      + os.path.join(self.tmp, '.local', 'share', 'omgdb'), r.stdout)
+        r = run('config', 'check', self.write('[stores]\nunconfined = true\n'), env=self.env)
+        self.assertIn('not confined, [stores] unconfined = true', r.stdout)
+
     def test_a_bad_file_is_reported_with_line_and_column(self):
         path = self.write('scope = "read"\n[http]\nlisten = "127.0.0.1:1"\nlissten = 2\n')
         r = run('config', 'check', '--config', path, env=self.env)
@@ -230,6 +246,99 @@ class Doctor(unittest.TestCase):
             self.assertNotIn('aaaaaaaaaaaaaaaa', out + r.stderr)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+class MakeRunSetup(unittest.TestCase):
+    """What `make run` sets up (a token file, the default store in the data directory) is what
+    `omgdb doctor` checks and what `omgdb serve` confines itself to."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='omgdb-makerun-')
+        self.env = {'HOME': self.tmp, 'XDG_CONFIG_HOME': os.path.join(self.tmp, 'xdg'),
+                    'XDG_STATE_HOME': os.path.join(self.tmp, 'state')}
+        self.data = os.path.join(self.tmp, '.local', 'share', 'omgdb')
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_doctor_finds_the_token_file_make_run_creates(self):
+        r = run('doctor', env=self.env)
+        self.assertIn('no bearer token', r.stdout)
+        os.makedirs(os.path.join(self.tmp, '.config', 'omgdb'))
+        token_file = os.path.join(self.tmp, '.config', 'omgdb', 'http-token')
+        token = run('token', 'new').stdout.strip()
+        with open(token_file, 'w') as f:
+            f.write(token + '\n')
+        os.chmod(token_file, 0o600)
+        r = run('doctor', env=self.env)
+        self.assertNotIn('no bearer token', r.stdout)
+        self.assertIn('ok    bearer token in ' + token_file, r.stdout)
+        self.assertIn('confined to the data directory ' + self.data, r.stdout)
+        self.assertNotIn(token, r.stdout + r.stderr)
+
+    def serve(self, *args):
+        env = dict(self.env, OMGDB_HTTP_TOKEN=SECRET)
+        base = {k: v for k, v in os.environ.items() if not k.startswith('OMGDB_')}
+        base.update(env)
+        proc = subprocess.Popen([BIN, 'serve', '--listen', '127.0.0.1:0', *args], env=base,
+                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        lines = []
+        for line in proc.stderr:
+            lines.append(line)
+            if line.startswith('omgdb: scope '):
+                break
+        url = next(l.split('listening on ', 1)[1].split()[0] for l in lines if 'listening on ' in l)
+        return proc, url, ''.join(lines)
+
+    def call_tool(self, url, name, arguments):
+        import urllib.request
+
+        def post(body, sid=None):
+            h = {'Authorization': 'Bearer ' + SECRET, 'Content-Type': 'application/json',
+                 'Accept': 'application/json, text/event-stream'}
+            if sid:
+                h['Mcp-Session-Id'] = sid
+            req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=h, method='POST')
+            with urllib.request.urlopen(req, timeout=20) as resp:
+                return resp.headers.get('Mcp-Session-Id'), resp.read().decode()
+        sid, _ = post(INIT)
+        post({'jsonrpc': '2.0', 'method': 'notifications/initialized'}, sid)
+        _, text = post({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call',
+                        'params': {'name': name, 'arguments': arguments}}, sid)
+        if text.startswith('event:') or text.startswith('data:') or text.startswith('id:'):
+            text = next(l[5:] for l in text.splitlines() if l.startswith('data:'))
+        return json.loads(text)['result']['content'][0]['text']
+
+    def test_serve_without_roots_confines_stores_and_files_to_the_data_directory(self):
+        outside = os.path.join(self.tmp, 'elsewhere.omgdb')
+        self.assertEqual(run('create', outside).returncode, 0)
+        proc, url, startup = self.serve()
+        try:
+            self.assertIn('omgdb: stores and imported files are confined to the data directory ' + self.data, startup)
+            text = self.call_tool(url, 'inspect', {'path': outside})
+            self.assertIn('store path `%s` is outside the store roots' % outside, text)
+            self.assertIn(self.data, text)
+            text = self.call_tool(url, 'import_jsonl', {'path': 'default.omgdb', 'collection': 'x', 'file': '/etc/passwd'})
+            self.assertIn('file `/etc/passwd` is outside the store roots; files are read only from under ' + self.data,
+                          text)
+            self.assertNotIn('store path', text)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+            proc.stderr.close()
+
+    def test_opening_the_whole_machine_is_an_explicit_setting(self):
+        outside = os.path.join(self.tmp, 'elsewhere.omgdb')
+        self.assertEqual(run('create', outside).returncode, 0)
+        proc, url, startup = self.serve('--unconfined-stores')
+        try:
+            self.assertIn('WARNING: [stores] unconfined = true', startup)
+            text = self.call_tool(url, 'inspect', {'path': outside})
+            self.assertIn('"collections":[]', text)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+            proc.stderr.close()
 
 
 class TokenNew(unittest.TestCase):

@@ -37,7 +37,7 @@ class Daemon:
         if token is not None:
             env['OMGDB_HTTP_TOKEN'] = token
         env['OMGDB_LOG_LEVEL'] = 'debug'  # the token must not leak even at debug level
-        argv = [BIN, 'serve', '--state-dir', self.state_dir, *args]
+        argv = [BIN, 'serve', '--unconfined-stores', '--state-dir', self.state_dir, *args]
         if not any(a == '--listen' for a in args):
             argv[2:2] = ['--listen', '127.0.0.1:0']
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

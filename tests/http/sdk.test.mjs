@@ -31,7 +31,7 @@ before(async () => {
   run('create', store);
   run('insert', store, 'users', '{"name":"ana","age":30}');
   run('insert', store, 'users', '{"name":"bob","age":17}');
-  daemon = spawn(BIN, ['serve', '--listen', '127.0.0.1:0', '--state-dir', join(dir, 'state')], {
+  daemon = spawn(BIN, ['serve', '--unconfined-stores', '--listen', '127.0.0.1:0', '--state-dir', join(dir, 'state')], {
     env: { ...process.env, OMGDB_HTTP_TOKEN: TOKEN, OMGDB_LOG_LEVEL: process.env.SDK_LOG || "info" },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -154,7 +154,7 @@ def main():
         env = dict(os.environ, OMGDB_HTTP_TOKEN=TOKEN)
         env.pop('OMGDB_LOG_LEVEL', None)
         server = subprocess.Popen(
-            [args.omgdb, 'serve', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
+            [args.omgdb, 'serve', '--unconfined-stores', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
              '--max-sessions', str(args.clients + 16), '--max-connections', str(args.clients + 64)],
             env=env, stderr=subprocess.PIPE, text=True)
         try:

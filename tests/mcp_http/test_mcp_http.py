@@ -14,7 +14,7 @@ from common import BIN, INIT, INITIALIZED, TOKEN, Client, Proc, env_with_token, 
 
 
 def start(tmp, *extra, token=TOKEN, expect_url=True):
-    return Proc([BIN, 'mcp', '--http', '127.0.0.1:0', *extra], env_with_token(token),
+    return Proc([BIN, 'mcp', '--unconfined-stores', '--http', '127.0.0.1:0', *extra], env_with_token(token),
                 stdin=subprocess.PIPE, expect_url=expect_url)
 
 

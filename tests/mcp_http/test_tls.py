@@ -43,7 +43,8 @@ def tls_config(name, cert, key, allow_remote=False):
 
 
 def serve(cfg, listen='127.0.0.1:0', expect_url=True):
-    return Proc([BIN, 'serve', '--config', cfg, '--listen', listen, '--state-dir', os.path.join(TMP, 'state')],
+    return Proc([BIN, 'serve', '--unconfined-stores', '--config', cfg, '--listen', listen, '--state-dir',
+                 os.path.join(TMP, 'state')],
                 env_with_token(), expect_url=expect_url)
 
 

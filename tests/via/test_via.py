@@ -22,7 +22,7 @@ class Daemon:
     def __init__(self, tmp, *extra):
         env = dict(os.environ, OMGDB_HTTP_TOKEN=TOKEN)
         env.pop('OMGDB_LOG_LEVEL', None)
-        self.proc = subprocess.Popen([BIN, 'serve', '--listen', '127.0.0.1:0', '--state-dir',
+        self.proc = subprocess.Popen([BIN, 'serve', '--unconfined-stores', '--listen', '127.0.0.1:0', '--state-dir',
                                       os.path.join(tmp, 'state'), *extra],
                                      env=env, stderr=subprocess.PIPE, text=True)
         self.url = None
