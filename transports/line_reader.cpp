@@ -8,7 +8,8 @@
 namespace omgdb::transports {
 
 void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std::string&)>& on_line,
-                const std::function<void()>& on_too_long, const std::function<void()>& on_read_done) {
+                const std::function<void(std::string_view)>& on_too_long,
+                const std::function<void()>& on_read_done) {
   std::string buf;
   std::string chunk(64 * 1024, '\0');
   bool discarding = false;
@@ -29,7 +30,7 @@ void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std
     }
     if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
     if (!discarding && buf.size() > max_line_bytes) {
-      on_too_long();
+      on_too_long(buf);
       buf = std::string();
       discarding = true;
     }
