@@ -22,7 +22,12 @@ void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std
       if (chunk[i] != '\n') continue;
       if (!discarding) {
         buf.append(chunk, start, i - start);
-        on_line(buf);
+        // The limit holds for a line that ends in the read that crosses it, too.
+        if (buf.size() > max_line_bytes) {
+          on_too_long(buf);
+        } else {
+          on_line(buf);
+        }
       }
       buf.clear();
       discarding = false;
