@@ -27,6 +27,7 @@ class handler {
   unsigned char temp[2048];
   bj::value_stack st{bj::storage_ptr(), temp, sizeof temp};
   std::string violation;
+  std::size_t violation_depth = 0;
   std::string number_text;
   // Keys of every open object, innermost last (flat: short keys stay in their std::string's
   // inline buffer, so no allocation per key); `key_starts` marks where each object's begin.
@@ -40,7 +41,9 @@ class handler {
   }
 
   void note(std::string what) {
-    if (violation.empty()) violation = std::move(what);
+    if (!violation.empty()) return;
+    violation = std::move(what);
+    violation_depth = key_starts.size();
   }
 
   bool on_document_begin(bj::error_code&) { return true; }
@@ -156,6 +159,7 @@ result<parsed> parse(std::string_view text, const parse_limits& limits) {
   handler& h = p.handler();
   h.st.reset();
   h.violation.clear();
+  h.violation_depth = 0;
   h.number_text.clear();
   h.key_buf.clear();
   h.key_starts.clear();
@@ -171,6 +175,7 @@ result<parsed> parse(std::string_view text, const parse_limits& limits) {
   parsed out;
   out.value = p.handler().st.release();
   out.violation = std::move(p.handler().violation);
+  out.violation_depth = p.handler().violation_depth;
   return out;
 }
 

@@ -26,6 +26,9 @@ struct parsed {
   // still built (offending numbers as doubles, the last duplicate wins) so that a caller
   // can recover a JSON-RPC id before refusing the request.
   std::string violation;
+  // How many objects enclose that violation: 1 for a key or a number of the top-level object
+  // itself (a JSON-RPC envelope's own fields), 0 when clean or outside any object.
+  std::size_t violation_depth = 0;
 };
 
 // Errors: invalid JSON (with the byte offset), invalid UTF-8, nesting over max_depth,

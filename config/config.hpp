@@ -47,7 +47,8 @@ struct http_settings {
   std::vector<std::string> allow_hosts;    // e.g. "tunnel.example" or "tunnel.example:443"
   std::string state_dir;                   // "" = $XDG_STATE_HOME/omgdb (or $STATE_DIRECTORY)
   std::size_t max_body_bytes = 4u << 20;          // 1 KiB .. 1 GiB
-  std::size_t max_sessions = 64;                  // 1 .. 100000
+  std::size_t max_sessions = 512;                 // 1 .. 100000
+  std::size_t max_sessions_per_token = 256;       // 0 (no quota) .. 100000
   std::size_t max_connections = 256;              // 1 .. 100000
   std::size_t max_in_flight = 32;                 // tool calls per session, 1 .. 100000 (at start)
   std::chrono::seconds session_idle{15 * 60};     // 1 s .. 7 days
@@ -123,7 +124,7 @@ struct overrides {
   std::vector<std::string> allow_origins;  // added to the file's
   std::vector<std::string> allow_hosts;    // added to the file's
   std::optional<std::string> state_dir;
-  std::optional<std::size_t> max_body_bytes, max_sessions, max_connections, max_in_flight, event_log_events,
+  std::optional<std::size_t> max_body_bytes, max_sessions, max_sessions_per_token, max_connections, max_in_flight, event_log_events,
       event_log_bytes;
   std::optional<unsigned> session_idle_seconds, sse_keepalive_seconds, shutdown_deadline_seconds;
 };

@@ -151,6 +151,7 @@ status apply_overrides(settings& s, const overrides& o) {
   if (o.state_dir) s.http.state_dir = *o.state_dir;
   if (o.max_body_bytes) s.http.max_body_bytes = *o.max_body_bytes;
   if (o.max_sessions) s.http.max_sessions = *o.max_sessions;
+  if (o.max_sessions_per_token) s.http.max_sessions_per_token = *o.max_sessions_per_token;
   if (o.max_connections) s.http.max_connections = *o.max_connections;
   if (o.max_in_flight) s.http.max_in_flight = *o.max_in_flight;
   if (o.event_log_events) s.http.event_log_events = *o.event_log_events;

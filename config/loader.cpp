@@ -86,6 +86,7 @@ void read_http(table_reader& r, http_settings& h) {
   r.str("state_dir", h.state_dir);
   r.count("max_body_bytes", 1024, gib, h.max_body_bytes);
   r.count("max_sessions", 1, 100000, h.max_sessions);
+  r.count("max_sessions_per_token", 0, 100000, h.max_sessions_per_token);
   r.count("max_connections", 1, 100000, h.max_connections);
   r.count("max_in_flight", 1, 100000, h.max_in_flight);
   r.seconds("session_idle", 1s, std::chrono::hours(24 * 7), h.session_idle);

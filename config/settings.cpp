@@ -67,6 +67,7 @@ bool same_connection(const connection& a, const connection& b) {
 
 bool same_limits(const http_settings& a, const http_settings& b) {
   return a.max_body_bytes == b.max_body_bytes && a.max_sessions == b.max_sessions &&
+         a.max_sessions_per_token == b.max_sessions_per_token &&
          a.max_connections == b.max_connections && a.session_idle == b.session_idle &&
          a.sse_keepalive == b.sse_keepalive && a.shutdown_deadline == b.shutdown_deadline &&
          a.event_log_events == b.event_log_events && a.event_log_bytes == b.event_log_bytes;

@@ -34,6 +34,7 @@ transports::http_reloadable reloadable_of(const config::settings& s, auth::token
   r.max_body_bytes = s.http.max_body_bytes;
   r.max_connections = s.http.max_connections;
   r.max_sessions = s.http.max_sessions;
+  r.max_sessions_per_token = s.http.max_sessions_per_token;
   r.session_idle = s.http.session_idle;
   r.sse_keepalive = s.http.sse_keepalive;
   return r;

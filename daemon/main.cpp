@@ -105,8 +105,12 @@ int main(int argc, char** argv) {
                                               "Largest POST body (default 4 MiB)")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
   serve_cmd->add_option_function<std::size_t>("--max-sessions", [&g](std::size_t v) { g.max_sessions = v; },
-                                              "Live sessions at most (default 64)")
+                                              "Live sessions at most (default 512)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  serve_cmd->add_option_function<std::size_t>(
+               "--max-sessions-per-token", [&g](std::size_t v) { g.max_sessions_per_token = v; },
+               "Live sessions one bearer token may hold (default 256; 0: no quota)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   serve_cmd->add_option_function<std::size_t>("--max-connections", [&g](std::size_t v) { g.max_connections = v; },
                                               "Open connections at most (default 256)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));

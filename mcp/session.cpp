@@ -14,16 +14,6 @@ namespace bj = boost::json;
 
 namespace {
 
-constexpr std::string_view level_names[] = {"debug",    "info",  "notice", "warning",
-                                            "error",    "critical", "alert", "emergency"};
-
-int parse_level(std::string_view s) {
-  for (int i = 0; i < 8; ++i) {
-    if (level_names[i] == s) return i;
-  }
-  return -1;
-}
-
 bj::value text_result(const tool_result& r) {
   bj::array content;
   for (const auto& t : r.texts) content.push_back(bj::object{{"type", "text"}, {"text", t}});
@@ -66,17 +56,8 @@ struct session::call_state {
   double last_total = 0;
 };
 
-std::string_view negotiate_version(const bj::value* requested) noexcept {
-  if (!requested || !requested->is_string()) return "2024-11-05";
-  std::string_view want(requested->get_string().data(), requested->get_string().size());
-  for (auto v : supported_versions) {
-    if (v == want) return v;
-  }
-  return supported_versions[0];
-}
-
 session::session(server& srv, auth::scope ceiling, send_fn send)
-    : server_(srv), ceiling_(ceiling), send_(std::move(send)), log_level_(3 /* warning */) {
+    : server_(srv), ceiling_(ceiling), send_(std::move(send)), log_level_(default_level) {
   static std::atomic<unsigned long> counter{0};
   id_ = "mcp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
 }
@@ -91,64 +72,97 @@ std::string session::negotiated_version() const {
   return version_;
 }
 
-void session::handle_text(std::string_view text) {
+session_state session::export_state() const {
+  std::lock_guard lock(mu_);
+  return session_state{version_, initialized_.load(), level_name_};
+}
+
+status session::import_state(const session_state& state) {
+  if (auto why = invalid_state(state)) return make_error("cannot restore the session: " + *why);
+  std::lock_guard lock(mu_);
+  version_ = state.version;
+  initialized_ = state.initialized;
+  level_name_ = state.log_level;
+  log_level_ = state.log_level.empty() ? default_level : level_index(state.log_level);
+  return {};
+}
+
+namespace {
+std::string line_name(std::uint64_t line) {
+  return line ? "input line " + std::to_string(line) : std::string("a message");
+}
+}  // namespace
+
+void session::handle_text(std::string_view text, std::uint64_t line) {
   std::size_t i = 0;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
   if (i == text.size()) return;  // blank line
   auto parsed = json::parse(text);
   if (!parsed) {
-    log::debug("ignored a line that is not JSON: " + parsed.error().message);
+    // Ignored as the seed says, but where a person sees it: an agent may be waiting for it.
+    log::warning("ignored " + line_name(line) + ": not JSON (" + parsed.error().message + ")");
     return;
   }
-  dispatch(parsed->value, parsed->violation, true);  // ours: tools/call may move its arguments
+  auto e = read_envelope(parsed->value, parsed->violation_depth == 1 ? parsed->violation : std::string());
+  dispatch(e, parsed->violation, line);  // ours: tools/call may move its arguments
 }
 
-void session::handle_message(const bj::value& msg, const std::string& violation) {
-  dispatch(msg, violation, false);
+void session::handle_message(bj::value&&, const envelope& e, const std::string& violation) {
+  dispatch(e, violation, 0);  // the caller gave it up: tools/call may move its arguments
 }
 
-void session::handle_message(bj::value&& msg, const std::string& violation) {
-  dispatch(msg, violation, true);  // the caller gave it up: tools/call may move its arguments
-}
-
-void session::dispatch(const bj::value& msg, const std::string& violation, bool owned) {
-  if (!msg.is_object()) return;
-  const bj::object& obj = msg.get_object();
-  auto mit = obj.find("method");
-  if (mit == obj.end() || !mit->value().is_string()) return;  // responses and junk are ignored
-  std::string method(mit->value().get_string());
-  auto iit = obj.find("id");
-  bool is_request = iit != obj.end();
-  bj::value id = is_request ? iit->value() : bj::value();
-  if (is_request && !id.is_string() && !id.is_number()) {
-    // MCP ids are strings or numbers, never null; such a message cannot be answered normally.
-    return reply_error(id, -32600, "invalid request: `id` must be a string or a number");
+void session::refuse_oversized(std::string_view prefix, std::size_t limit) {
+  auto id = recover_id(prefix);
+  std::string out = R"({"jsonrpc":"2.0",)";
+  if (id) {
+    out += R"("id":)";
+    json::append(out, *id);
+    out += ",";
   }
+  out += R"("error":{"code":-32600,"message":"request too large: a line exceeds )" + std::to_string(limit) +
+         R"( bytes"}})";
+  send(message_kind::response, std::move(out), id ? json::serialize(*id) : std::string());
+}
 
+void session::dispatch(const envelope& e, const std::string& violation, std::uint64_t line) {
+  if (e.kind == inbound_kind::ignored) {
+    log::warning("ignored " + line_name(line) + ": " + std::string(e.ignored_because));
+    return;
+  }
+  if (e.kind == inbound_kind::response) return;  // this server sends no requests to answer
+  const bool is_request = e.kind == inbound_kind::request;
+  if (e.error_code != 0) {
+    if (is_request) return reply_error(*e.id, e.error_code, e.error);
+    log::warning("ignored a notification from " + line_name(line) + ": " + e.error);
+    return;
+  }
+  if (e.params_not_object) {
+    if (is_request) reply_error(*e.id, -32602, "invalid params");
+    return;
+  }
   static const bj::object empty;
-  const bj::object* params = &empty;
-  if (auto pit = obj.find("params"); pit != obj.end() && !pit->value().is_null()) {
-    if (!pit->value().is_object()) {
-      if (is_request) reply_error(id, -32602, "invalid params");
-      return;
-    }
-    params = &pit->value().get_object();
-  }
-
+  const bj::object& params = e.params ? *e.params : empty;
   if (!is_request) {
-    if (method == "notifications/cancelled") on_cancelled(*params);
-    else if (method == "notifications/initialized") initialized_ = true;
+    if (e.method == "notifications/cancelled") on_cancelled(params);
+    else if (e.method == "notifications/initialized") initialized_ = true;
     return;  // every notification, known or not, gets no reply
   }
-  if (method == "initialize") return on_initialize(id, *params);
-  if (method == "ping") return reply_result(id, bj::object{});
-  if (method == "tools/list") return on_tools_list(id, *params);
-  if (method == "tools/call") return on_tools_call(id, *params, violation, owned);
-  if (method == "logging/setLevel") return on_set_level(id, *params);
+  const bj::value& id = *e.id;
+  if (e.method == "initialize") return on_initialize(id, params);
+  if (e.method == "ping") return reply_result(id, bj::object{});
+  if (e.method == "tools/list") return on_tools_list(id, params);
+  if (e.method == "tools/call") return on_tools_call(id, params, violation);
+  if (e.method == "logging/setLevel") return on_set_level(id, params);
   reply_error(id, -32601, "method not found");
 }
 
 void session::on_initialize(const bj::value& id, const bj::object& params) {
+  if (initialized_) {
+    // A second handshake would renegotiate what the client already relies on.
+    return reply_error(id, -32600,
+                       "invalid request: this session is already initialized; start a new session to "
+                       "negotiate again");
+  }
   auto pv = params.find("protocolVersion");
   std::string_view version = negotiate_version(pv == params.end() ? nullptr : &pv->value());
   {
@@ -175,14 +189,18 @@ void session::on_set_level(const bj::value& id, const bj::object& params) {
   auto it = params.find("level");
   int lvl = -1;
   if (it != params.end() && it->value().is_string()) {
-    lvl = parse_level(std::string_view(it->value().get_string().data(), it->value().get_string().size()));
+    lvl = level_index(std::string_view(it->value().get_string().data(), it->value().get_string().size()));
   }
   if (lvl < 0) {
     return reply_error(id, -32602,
                        "invalid log level: expected one of debug, info, notice, warning, error, "
                        "critical, alert, emergency");
   }
-  log_level_ = lvl;
+  {
+    std::lock_guard lock(mu_);  // validated above: only a known level name is kept
+    level_name_ = std::string(level_names[lvl]);
+    log_level_ = lvl;
+  }
   reply_result(id, bj::object{});
 }
 
@@ -190,13 +208,20 @@ void session::on_cancelled(const bj::object& params) {
   auto it = params.find("requestId");
   if (it == params.end()) return;
   std::string key = json::serialize(it->value());
-  std::lock_guard lock(mu_);
-  auto [b, e] = calls_.equal_range(key);
-  for (auto c = b; c != e; ++c) c->second->cancelled = true;
+  bool found = false;
+  {
+    std::lock_guard lock(mu_);
+    auto [b, e] = calls_.equal_range(key);
+    for (auto c = b; c != e; ++c) {
+      c->second->cancelled = true;
+      found = true;
+    }
+  }
+  if (found) send(message_kind::abandoned, std::string(), std::move(key));  // no response follows
 }
 
 void session::on_tools_call(const bj::value& id, const bj::object& params,
-                            const std::string& violation, bool owned) {
+                            const std::string& violation) {
   auto nit = params.find("name");
   if (nit == params.end() || !nit->value().is_string()) {
     return reply_error(id, -32602, "missing tool name");
@@ -216,13 +241,9 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   auto call = std::make_shared<call_state>();
   if (auto ait = params.find("arguments"); ait != params.end() && !ait->value().is_null()) {
     if (!ait->value().is_object()) return fail("`arguments` must be an object");
-    if (owned) {
-      // handle_text's own parse result, not const and gone after this call: take the
-      // arguments instead of deep-copying them.
-      call->args = std::move(const_cast<bj::object&>(ait->value().get_object()));
-    } else {
-      call->args = ait->value().get_object();
-    }
+    // The message is the session's (handle_text's own parse, or given up by the transport)
+    // and gone after this call: take the arguments instead of deep-copying them.
+    call->args = std::move(const_cast<bj::object&>(ait->value().get_object()));
   }
   if (auto problem = check_arguments(*t, call->args)) return fail(*problem);
   if (auto mit = params.find("_meta"); mit != params.end() && mit->value().is_object()) {
@@ -348,7 +369,7 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
 }
 
 void session::finish_call(const std::shared_ptr<call_state>& call, std::string message) {
-  if (!message.empty()) send_(std::move(message), call->key);
+  if (!message.empty()) send(message_kind::response, std::move(message), call->key);
   std::lock_guard lock(mu_);
   auto [b, e] = calls_.equal_range(call->key);
   for (auto c = b; c != e; ++c) {
@@ -375,18 +396,22 @@ void session::wait_idle() {
 
 void session::reply_result(const bj::value& id, bj::value result) {
   bj::object envelope{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
-  send_(json::serialize(envelope), json::serialize(id));
+  send(message_kind::response, json::serialize(envelope), json::serialize(id));
 }
 
 void session::reply_error(const bj::value& id, int code, std::string_view message) {
   bj::object err{{"code", code}, {"message", message}};
   bj::object envelope{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
-  send_(json::serialize(envelope), json::serialize(id));
+  send(message_kind::response, json::serialize(envelope), json::serialize(id));
 }
 
 void session::notify(std::string_view method, bj::object params, std::string_view related) {
   bj::object msg{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
-  send_(json::serialize(msg), related);
+  send(message_kind::notification, json::serialize(msg), std::string(related));
+}
+
+void session::send(message_kind kind, std::string text, std::string related) {
+  send_(outgoing{kind, std::move(text), std::move(related)});
 }
 
 }  // namespace omgdb::mcp

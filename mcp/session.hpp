@@ -3,7 +3,11 @@
 // The session is the single choke point of a request: method → tool exists → scope →
 // arguments → worker pool → result envelope. Rules (seeds/000 "JSON-RPC methods" and
 // "Error handling"):
-//  - lines that are blank, not a JSON object, or without a string `method` are ignored;
+//  - lines that are blank, not a JSON object, or without a string `method` are ignored (all
+//    but blank ones with a warning on stderr naming the line);
+//  - the envelope rules of mcp/envelope.hpp (`jsonrpc` "2.0", a string or number `id`, no
+//    repeated envelope key): -32600 with the id;
+//  - initialize on a session that has received notifications/initialized: -32600;
 //  - notifications (no `id`) never get a reply;
 //  - `params` present but not an object: -32602 "invalid params";
 //  - tools/call without a string `params.name`: -32602 "missing tool name";
@@ -14,6 +18,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,37 +30,53 @@
 #include <boost/json/value.hpp>
 
 #include "auth/scope.hpp"
+#include "common/result.hpp"
+#include "mcp/envelope.hpp"
 #include "mcp/server.hpp"
+#include "mcp/session_state.hpp"
 
 namespace omgdb::mcp {
 
-// The protocol versions this server speaks, newest first.
-inline constexpr std::string_view supported_versions[] = {"2025-11-25", "2025-06-18",
-                                                          "2025-03-26", "2024-11-05"};
+// What a session hands its transport: one message, its kind, and the request it concerns.
+enum class message_kind {
+  response,      // the answer to a client request (the last message about that request)
+  notification,  // progress or a log line of a running call, or unrelated to any request
+  request,       // a request from the server to the client (none are sent today)
+  abandoned,     // no message (`text` is empty): request `related` was cancelled by the
+                 // client and will get no response
+};
 
-// Version negotiation: the requested version when supported; an unknown one gets the newest;
-// none at all (no params.protocolVersion string) gets 2024-11-05.
-std::string_view negotiate_version(const boost::json::value* requested) noexcept;
+struct outgoing {
+  message_kind kind = message_kind::notification;
+  std::string text;     // one serialized JSON-RPC message, no trailing newline
+  std::string related;  // serialized id of the request it answers or reports on; "" if none
+};
 
 class session : public std::enable_shared_from_this<session> {
  public:
-  // Sends one serialized JSON-RPC message (no trailing newline). `related` is the serialized
-  // id of the request the message answers or reports on (a response, or a progress or log
-  // notification of a running call), or "" for a message unrelated to any request; an HTTP
-  // transport routes by it. Must be thread-safe.
-  using send_fn = std::function<void(std::string message, std::string_view related)>;
+  // Hands one outgoing message to the transport, which routes by its kind and `related`
+  // (an HTTP transport: the POST of that request, or the GET stream). Must be thread-safe.
+  using send_fn = std::function<void(outgoing message)>;
 
   session(server& srv, auth::scope ceiling, send_fn send);
   ~session();
 
-  // One incoming message as text (a stdin line or an HTTP body).
-  void handle_text(std::string_view text);
-  // One incoming message its transport has already parsed with json::parse; `violation` is
-  // that parse's strictness violation ("" when clean). Non-objects are ignored.
-  void handle_message(const boost::json::value& msg, const std::string& violation);
-  // The same for a parsed message the transport hands over: tools/call takes its arguments
-  // out of it instead of copying them (`msg` is left valid but unspecified).
-  void handle_message(boost::json::value&& msg, const std::string& violation);
+  // One incoming message as text (a stdin line). `line` (1-based, 0 = unknown) names it in
+  // the warning logged when the message is ignored (not JSON, not an object, no method).
+  void handle_text(std::string_view text, std::uint64_t line = 0);
+  // One incoming message its transport has already parsed with json::parse and read with
+  // read_envelope (`e` describes `msg`; `violation` is the parse's violation, "" when
+  // clean). tools/call takes its arguments out of `msg` instead of copying them.
+  void handle_message(boost::json::value&& msg, const envelope& e, const std::string& violation);
+  // A message cut at the transport's size limit after `prefix`: answered with -32600
+  // "request too large", carrying the request's id when the prefix holds it.
+  void refuse_oversized(std::string_view prefix, std::size_t limit);
+
+  // What the session has agreed with its client, for a transport to save; and the same given
+  // back to a fresh session (instead of replaying initialize). import_state refuses a state
+  // invalid_state refuses, and changes nothing then.
+  session_state export_state() const;
+  [[nodiscard]] status import_state(const session_state& state);
 
   // Cancels every call still queued or running; their replies are dropped. Calls see the
   // client as gone (call_context::client_gone).
@@ -85,10 +106,10 @@ class session : public std::enable_shared_from_this<session> {
   void reply_error(const boost::json::value& id, int code, std::string_view message);
   void on_initialize(const boost::json::value& id, const boost::json::object& params);
   void on_tools_list(const boost::json::value& id, const boost::json::object& params);
-  // `owned`: msg is handle_text's own (non-const) parse result, which tools/call may move from.
-  void dispatch(const boost::json::value& msg, const std::string& violation, bool owned);
+  // `e` points into a message the caller gives up: tools/call may move its arguments out.
+  void dispatch(const envelope& e, const std::string& violation, std::uint64_t line);
   void on_tools_call(const boost::json::value& id, const boost::json::object& params,
-                     const std::string& violation, bool owned);
+                     const std::string& violation);
   void on_set_level(const boost::json::value& id, const boost::json::object& params);
   void on_cancelled(const boost::json::object& params);
   void run_call(const std::shared_ptr<call_state>& call, bool inline_run = false);
@@ -96,6 +117,7 @@ class session : public std::enable_shared_from_this<session> {
   void note_warm(const tool& t, const boost::json::object& args);
   void finish_call(const std::shared_ptr<call_state>& call, std::string message);
   void notify(std::string_view method, boost::json::object params, std::string_view related);
+  void send(message_kind kind, std::string text, std::string related);
 
   server& server_;
   auth::scope ceiling_;
@@ -110,6 +132,7 @@ class session : public std::enable_shared_from_this<session> {
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;
   std::string version_;
+  std::string level_name_;  // as set by logging/setLevel ("" = never set)
   std::multimap<std::string, std::shared_ptr<call_state>> calls_;  // by serialized id
   std::set<std::string, std::less<>> warm_;  // tool::quick_once_warm values seen finished
 };

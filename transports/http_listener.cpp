@@ -96,7 +96,8 @@ void wait_for_hangup(loop_state& st) {
       ctx.gate.origins.allowed_hosts = with_extra(o.allow_hosts, st.extra_hosts);
       ctx.gate.max_body_bytes = o.max_body_bytes;
       ctx.sessions.set_limits(o.max_sessions,
-                              std::chrono::duration_cast<std::chrono::milliseconds>(o.session_idle).count());
+                              std::chrono::duration_cast<std::chrono::milliseconds>(o.session_idle).count(),
+                              o.max_sessions_per_token);
     }
     wait_for_hangup(st);
   });
@@ -257,6 +258,7 @@ result<std::unique_ptr<http_listener>> http_listener::open(asio::io_context& ioc
   gate.max_body_bytes = options.max_body_bytes;
   http::table_options table;
   table.max_sessions = options.max_sessions;
+  table.max_sessions_per_token = options.max_sessions_per_token;
   table.idle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(options.session_idle).count();
   table.limits.log_events = options.event_log_events;
   table.limits.log_bytes = options.event_log_bytes;
@@ -297,6 +299,7 @@ void apply_reloadable(http_options& o, http_reloadable r) {
   o.max_body_bytes = r.max_body_bytes;
   o.max_connections = r.max_connections;
   o.max_sessions = r.max_sessions;
+  o.max_sessions_per_token = r.max_sessions_per_token;
   o.session_idle = r.session_idle;
   o.sse_keepalive = r.sse_keepalive;
 }

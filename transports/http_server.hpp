@@ -37,7 +37,8 @@ struct http_reloadable {
   std::vector<std::string> allow_hosts;
   std::size_t max_body_bytes = 4u << 20;
   std::size_t max_connections = 256;
-  std::size_t max_sessions = 64;
+  std::size_t max_sessions = 512;
+  std::size_t max_sessions_per_token = 256;
   std::chrono::seconds session_idle{15 * 60};
   std::chrono::seconds sse_keepalive{15};
 };
@@ -61,7 +62,8 @@ struct http_options {
   std::size_t max_body_bytes = 4u << 20;      // larger POST bodies: 413
   std::size_t max_header_bytes = 16u << 10;   // larger request heads: 431
   std::size_t max_connections = 256;          // more: 503 and close
-  std::size_t max_sessions = 64;              // more: 503 on initialize
+  std::size_t max_sessions = 512;             // more: the longest-idle goes, or 503 on initialize
+  std::size_t max_sessions_per_token = 256;   // the same, per bearer token (0: no quota)
   std::chrono::seconds session_idle{15 * 60};  // sessions unused this long are expired
   std::chrono::seconds header_timeout{30};     // to receive a request head (and its body)
   std::chrono::seconds keep_alive_idle{120};   // an idle keep-alive connection is closed

@@ -33,19 +33,6 @@ std::vector<const sse_event*> event_log::after(std::string_view stream, std::uin
   return out;
 }
 
-bool is_response_text(std::string_view message) {
-  // The dispatcher writes "jsonrpc" first, then "id" (responses) or "method" (notifications).
-  constexpr std::string_view head = R"({"jsonrpc":"2.0",)";
-  if (message.substr(0, head.size()) == head) {
-    auto rest = message.substr(head.size());
-    if (rest.substr(0, 8) == R"("method")") return false;
-    if (rest.substr(0, 4) == R"("id")") return true;
-  }
-  auto parsed = json::parse(message);
-  if (!parsed || !parsed->value.is_object()) return false;
-  return !parsed->value.get_object().contains("method");
-}
-
 void outlet::push(std::string text) {
   out_bytes += text.size();
   out.push_back(std::move(text));
@@ -141,9 +128,11 @@ void http_session::to_get_stream(std::string message, bool response) {
   }
 }
 
-void http_session::dispatch(std::string message, const std::string& related) {
-  if (related == restore_key) return;
-  bool response = is_response_text(message);
+void http_session::dispatch(mcp::outgoing m) {
+  if (m.kind == mcp::message_kind::abandoned) return cancelled(m.related);
+  const bool response = m.kind == mcp::message_kind::response;
+  const std::string& related = m.related;
+  std::string& message = m.text;
   if (!related.empty()) {
     auto it = pending_.find(related);
     if (it != pending_.end()) {
@@ -185,7 +174,7 @@ void http_session::end_all(std::string_view reason) {
     message += R"(,"error":{"code":-32000,"message":)";
     json::append_quoted(message, reason);
     message += "}}";
-    dispatch(std::move(message), key);
+    dispatch(mcp::outgoing{mcp::message_kind::response, std::move(message), key});
     pending_.erase(key);
   }
   end_get_stream();

@@ -1,12 +1,14 @@
 // omgdb transports — one MCP session over HTTP: where each outgoing message goes.
 //
-// The dispatcher (`mcp::session`) tags every message with `related`, the serialized id of the
-// request it answers or reports on. Routing:
+// The dispatcher (`mcp::session`) hands over every message with its kind (response or
+// notification) and `related`, the serialized id of the request it answers or reports on.
+// Routing:
 //  - a message related to a request whose POST is still open goes to that POST: the
 //    response alone becomes an `application/json` reply; a notification first turns the
 //    reply into an SSE stream (when the client accepts one) that ends after the response;
 //  - everything else (unrelated notifications, or notifications of a request whose client
 //    accepts no SSE) goes to the GET stream; a response with no open POST is dropped;
+//  - a request the client cancelled (kind `abandoned`) ends its open POST without an answer;
 //  - every SSE event gets the next id of the session and is appended to the event log, so a
 //    GET with `Last-Event-ID` replays what a dropped stream missed and, for a request still
 //    running, carries the rest of its messages.
@@ -93,15 +95,13 @@ class http_session {
 
   // A POST of the request whose serialized id is `key`; nullptr while that id is in flight.
   std::shared_ptr<outlet> open_request(const std::string& key, bool accepts_sse, bool sse_only);
-  // The client cancelled request `key`: its open POST ends without an answer.
-  void cancelled(const std::string& key);
   // A GET: a fresh stream (nullptr when one is open: the caller answers 409), or the
   // resumption of the stream that carried event `last_id` (takes over a stale stream).
   std::shared_ptr<outlet> open_stream(std::optional<std::uint64_t> last_id);
   // The connection is done with `o`: fully written, or `dropped` (a write failed).
   void release(const std::shared_ptr<outlet>& o, bool dropped);
   // One message from the dispatcher (called on the loop thread).
-  void dispatch(std::string message, const std::string& related);
+  void dispatch(mcp::outgoing message);
 
   void end_get_stream();
   // DELETE, expiry, shutdown deadline: every open response ends; a POST still waiting gets
@@ -113,17 +113,15 @@ class http_session {
   std::uint64_t next_event_id() const noexcept { return next_event_; }
   const event_log& events() const noexcept { return log_; }
 
-  // Replies to these serialized ids are dropped (used to replay a restored session's setup).
-  static constexpr std::string_view restore_key = "\"omgdb:restore\"";
-
   std::int64_t created_ms = 0;
   std::int64_t last_used_ms = 0;
-  std::string log_level;  // last logging/setLevel, replayed on restore
-  std::string version;    // protocol version negotiated by initialize
+  mcp::session_state saved;  // the dispatcher's state as last handed to the state file
   std::string token_name;  // the bearer token that created it; only that token may use it
   auth::scope granted = auth::scope::read;  // server ceiling ∧ the token's scope
 
  private:
+  // The client cancelled request `key`: its open POST ends without an answer.
+  void cancelled(const std::string& key);
   void to_get_stream(std::string message, bool response);
   void emit(outlet& o, std::string_view stream, std::string message, bool response);
 
@@ -135,8 +133,5 @@ class http_session {
   event_log log_;
   std::uint64_t next_event_;
 };
-
-// True when a serialized JSON-RPC message is a response (has no `method`).
-bool is_response_text(std::string_view message);
 
 }  // namespace omgdb::transports::http

@@ -22,17 +22,7 @@ std::int64_t system_ms() {
 // Session ids are not secrets on their own, but logs show only a prefix.
 std::string short_id(const std::string& id) { return id.substr(0, 8) + "…"; }
 
-const bj::object* params_of(const bj::object& msg) {
-  auto it = msg.find("params");
-  return it != msg.end() && it->value().is_object() ? &it->value().get_object() : nullptr;
-}
-
-std::string string_param(const bj::object& msg, const char* name) {
-  const bj::object* p = params_of(msg);
-  if (!p) return {};
-  auto it = p->find(name);
-  return it != p->end() && it->value().is_string() ? std::string(it->value().get_string()) : std::string();
-}
+bool string_or_integer(const bj::value& id) { return id.is_string() || id.is_int64() || id.is_uint64(); }
 
 }  // namespace
 
@@ -41,6 +31,7 @@ session_table::session_table(mcp::server& srv, auth::scope ceiling, table_option
     : server_(srv), ceiling_(ceiling), options_(std::move(options)), post_(std::move(post)),
       now_(now ? std::move(now) : clock_fn(system_ms)) {
   if (options_.state_dir.empty()) return;
+  writer_ = std::make_unique<state_writer>(options_.state_dir);
   auto records = load_records(options_.state_dir);
   if (!records) {
     log::warning(records.error().message);
@@ -59,16 +50,15 @@ void session_table::start_dispatcher(const std::shared_ptr<http_session>& hs) {
   std::weak_ptr<http_session> weak = hs;
   post_fn post = post_;
   std::function<bool()> on_loop = on_loop_;
-  hs->attach(std::make_shared<mcp::session>(
-      server_, hs->granted, [weak, post, on_loop](std::string message, std::string_view related) {
-        if (on_loop && on_loop()) {
-          if (auto s = weak.lock()) s->dispatch(std::move(message), std::string(related));
-          return;
-        }
-        post([weak, message = std::move(message), related = std::string(related)]() mutable {
-          if (auto s = weak.lock()) s->dispatch(std::move(message), related);
-        });
-      }));
+  hs->attach(std::make_shared<mcp::session>(server_, hs->granted, [weak, post, on_loop](mcp::outgoing message) {
+    if (on_loop && on_loop()) {
+      if (auto s = weak.lock()) s->dispatch(std::move(message));
+      return;
+    }
+    post([weak, message = std::move(message)]() mutable {
+      if (auto s = weak.lock()) s->dispatch(std::move(message));
+    });
+  }));
   hs->mcp().set_label(hs->id().substr(0, 8));
   // Quick tools (get) run on the event loop while the worker pool is idle: the two thread hops
   // to a worker and back cost more of the loop's time than the tool itself (bench/README.md).
@@ -77,7 +67,20 @@ void session_table::start_dispatcher(const std::shared_ptr<http_session>& hs) {
 
 std::shared_ptr<http_session> session_table::create(const request_view& req, http_reply& refusal) {
   if (size() >= options_.max_sessions) expire_idle();
-  if (size() >= options_.max_sessions) {
+  // A token at its quota first gives up its own longest-idle session; a full table then gives
+  // up the longest-idle session of any token. Only sessions idle for evict_idle_ms qualify, so
+  // a burst of initialize calls cannot push out sessions that are in use.
+  if (options_.max_sessions_per_token > 0 && sessions_of(req.token_name) >= options_.max_sessions_per_token &&
+      !evict_longest_idle(&req.token_name)) {
+    refusal = json_error(503, -32000,
+                         "Service Unavailable: this token already holds " +
+                             std::to_string(options_.max_sessions_per_token) +
+                             " sessions, its limit (--max-sessions-per-token); end unused clients (DELETE their "
+                             "session) or wait for idle sessions to expire");
+    refusal.set("Retry-After", "60");
+    return nullptr;
+  }
+  if (size() >= options_.max_sessions && !evict_longest_idle(nullptr)) {
     refusal = json_error(503, -32000,
                          "Service Unavailable: this daemon already serves " + std::to_string(options_.max_sessions) +
                              " sessions, its limit (--max-sessions); end unused clients or wait for idle sessions "
@@ -108,27 +111,14 @@ std::shared_ptr<http_session> session_table::revive(const session_record& rec) {
   auto hs = std::make_shared<http_session>(rec.id, options_.limits, first);
   hs->created_ms = rec.created_ms;
   hs->last_used_ms = rec.last_used_ms;
-  hs->version = rec.version;
-  hs->log_level = rec.log_level;
   hs->token_name = rec.token_name;
   auto recorded = auth::parse_scope(rec.scope);
   hs->granted = recorded ? auth::intersect(ceiling_, *recorded) : ceiling_;
   start_dispatcher(hs);
-  // Replay the set-up of the session; the replies (tagged restore_key) are dropped.
-  std::string init = R"({"jsonrpc":"2.0","id":"omgdb:restore","method":"initialize","params":{)";
-  if (!rec.version.empty()) {
-    init += R"("protocolVersion":)";
-    json::append_quoted(init, rec.version);
-    init += ",";
+  if (auto imported = hs->mcp().import_state(rec.state); !imported) {
+    log::warning("HTTP session " + short_id(rec.id) + ": " + imported.error().message + "; it starts afresh");
   }
-  init += R"("capabilities":{},"clientInfo":{"name":"restored","version":"0"}}})";
-  hs->mcp().handle_text(init);
-  if (rec.initialized) hs->mcp().handle_text(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-  if (!rec.log_level.empty()) {
-    std::string set = R"({"jsonrpc":"2.0","id":"omgdb:restore","method":"logging/setLevel","params":{"level":)";
-    json::append_quoted(set, rec.log_level);
-    hs->mcp().handle_text(set + "}}");
-  }
+  hs->saved = hs->mcp().export_state();
   live_.emplace(rec.id, hs);
   log::info("HTTP session " + short_id(rec.id) + " restored from the state directory");
   return hs;
@@ -179,27 +169,24 @@ exchange session_table::handle_post(const request_view& req, std::string_view bo
     ex.reply = json_error(400, -32600, "Invalid Request: the body must be one JSON-RPC object");
     return ex;
   }
-  const bj::object& obj = msg.get_object();
-  auto mit = obj.find("method");
-  bool has_method = mit != obj.end() && mit->value().is_string();
-  auto iit = obj.find("id");
-  bool has_id = iit != obj.end();
-  bool is_reply = !has_method && has_id && (obj.contains("result") || obj.contains("error"));
-  bool good_id = has_id && (iit->value().is_string() || iit->value().is_int64() || iit->value().is_uint64());
-  if (!has_method && !is_reply) {
+  mcp::envelope e = mcp::read_envelope(msg, parsed->violation_depth == 1 ? parsed->violation : std::string());
+  const bool is_request = e.kind == mcp::inbound_kind::request;
+  if (e.kind == mcp::inbound_kind::ignored) {
     ex.reply = json_error(400, -32600, "Invalid Request: not a JSON-RPC request, notification or response",
-                          good_id ? iit->value() : bj::value());
+                          e.id && string_or_integer(*e.id) ? *e.id : bj::value());
     return ex;
   }
-  if (has_method && has_id && !good_id) {
+  if (is_request && !string_or_integer(*e.id)) {
     ex.reply = json_error(400, -32600, "Invalid Request: the id must be a string or an integer");
     return ex;
   }
-  std::string method = has_method ? std::string(mit->value().get_string()) : std::string();
-  bool is_request = has_method && has_id;
+  if (is_request && e.error_code != 0) {  // the envelope rules, before any session is made
+    ex.reply = json_error(400, e.error_code, e.error, *e.id);
+    return ex;
+  }
 
   http_reply refusal;
-  auto hs = is_request && method == "initialize" ? create(req, refusal) : lookup(req, refusal);
+  auto hs = e.opens_session ? create(req, refusal) : lookup(req, refusal);
   if (!hs) {
     ex.reply = std::move(refusal);
     return ex;
@@ -209,34 +196,57 @@ exchange session_table::handle_post(const request_view& req, std::string_view bo
   ex.session = hs;
   ex.reply.set("Mcp-Session-Id", hs->id());
 
-  if (!is_request) {
-    hs->mcp().handle_message(msg, parsed->violation);
-    if (method == "notifications/cancelled") {
-      if (const bj::object* p = params_of(obj); p && p->contains("requestId")) {
-        hs->cancelled(json::serialize(p->at("requestId")));
-      }
-    }
-    if (method == "notifications/initialized") save();
+  if (!is_request) {  // a notification or a client's response: nothing comes back on this POST
+    hs->mcp().handle_message(std::move(parsed->value), e, parsed->violation);
+    note_state(*hs);
     ex.reply.status = 202;
     return ex;
   }
   accept_info accept = parse_accept(req.accept);
-  std::string key = json::serialize(iit->value());
-  ex.out = hs->open_request(key, accept.sse, accept.sse && !accept.json);
+  ex.out = hs->open_request(e.key, accept.sse, accept.sse && !accept.json);
   if (!ex.out) {
-    ex.reply = json_error(400, -32600, "Invalid Request: request id " + key + " is already in flight", iit->value());
+    ex.reply = json_error(400, -32600, "Invalid Request: request id " + e.key + " is already in flight", *e.id);
     return ex;
   }
-  if (method == "initialize") {
-    const bj::value* requested = nullptr;
-    if (const bj::object* p = params_of(obj)) requested = p->if_contains("protocolVersion");
-    hs->version = mcp::negotiate_version(requested);
-    save();
-  } else if (method == "logging/setLevel") {
-    hs->log_level = string_param(obj, "level");
-  }
-  hs->mcp().handle_message(std::move(parsed->value), parsed->violation);  // the last use of msg
+  hs->mcp().handle_message(std::move(parsed->value), e, parsed->violation);  // the last use of msg
+  note_state(*hs);
   return ex;
+}
+
+void session_table::note_state(http_session& hs) {
+  if (hs.mcp().export_state() == hs.saved) return;
+  save();  // initialize, notifications/initialized, logging/setLevel: worth keeping at once
+}
+
+std::size_t session_table::sessions_of(const std::string& token) const {
+  std::size_t n = 0;
+  for (const auto& [id, hs] : live_) n += hs->token_name == token ? 1 : 0;
+  for (const auto& [id, rec] : dormant_) n += rec.token_name == token ? 1 : 0;
+  return n;
+}
+
+bool session_table::evict_longest_idle(const std::string* token) {
+  std::int64_t t = now_();
+  std::string victim;
+  std::int64_t oldest = t - options_.evict_idle_ms;  // only sessions idle at least this long
+  bool found = false;
+  for (const auto& [id, hs] : live_) {
+    if (hs->busy() || (token && hs->token_name != *token) || hs->last_used_ms > oldest) continue;
+    oldest = hs->last_used_ms;
+    victim = id;
+    found = true;
+  }
+  for (const auto& [id, rec] : dormant_) {
+    if ((token && rec.token_name != *token) || rec.last_used_ms > oldest) continue;
+    oldest = rec.last_used_ms;
+    victim = id;
+    found = true;
+  }
+  if (!found) return false;
+  log::info("HTTP session " + short_id(victim) + " evicted after " + std::to_string((t - oldest) / 1000) +
+            " s without use, to make room for a new one" + (token ? " of the same token" : ""));
+  remove(victim, "the session was evicted to make room for a new one");
+  return true;
 }
 
 exchange session_table::handle_get(const request_view& req) {
@@ -331,17 +341,15 @@ void session_table::close_all() {
   }
   live_.clear();
   save();
+  if (writer_) writer_->flush();
 }
 
-session_record session_table::record_of(http_session& hs) const {
+session_record session_table::record_of(http_session& hs) {
   session_record r;
   r.id = hs.id();
   r.created_ms = hs.created_ms;
   r.last_used_ms = hs.last_used_ms;
-  std::string negotiated = hs.mcp().negotiated_version();
-  r.version = negotiated.empty() ? hs.version : negotiated;
-  r.initialized = hs.mcp().initialized();
-  r.log_level = hs.log_level;
+  r.state = hs.mcp().export_state();
   r.next_event = hs.next_event_id();
   r.token_name = hs.token_name;
   r.scope = std::string(auth::to_string(hs.granted));
@@ -350,11 +358,15 @@ session_record session_table::record_of(http_session& hs) const {
 
 void session_table::save() {
   dirty_ = false;
-  if (options_.state_dir.empty()) return;
+  if (!writer_) return;
   std::vector<session_record> records;
-  for (auto& [id, hs] : live_) records.push_back(record_of(*hs));
+  records.reserve(live_.size() + dormant_.size());
+  for (auto& [id, hs] : live_) {
+    records.push_back(record_of(*hs));
+    hs->saved = records.back().state;
+  }
   for (auto& [id, rec] : dormant_) records.push_back(rec);
-  if (auto s = save_records(options_.state_dir, records); !s) log::warning(s.error().message);
+  writer_->submit(std::move(records));  // written off the loop; a burst of saves coalesces
 }
 
 }  // namespace omgdb::transports::http

@@ -3,10 +3,13 @@
 // Sessions: `initialize` (POST without `Mcp-Session-Id`) creates one with a 128-bit random
 // id, returned in the `Mcp-Session-Id` header; every later request must carry it (missing:
 // 400; unknown, deleted or expired: 404 with -32001 "Session not found"). At most
-// `max_sessions` live at once (503 beyond). A session with no open request or stream for
-// `idle_ms` is expired. Records are saved in `state_dir` so that a restarted daemon accepts
-// live ids: the dispatcher of a restored session is re-initialized with the recorded
-// protocol version and log level before it handles the request.
+// `max_sessions` live at once, at most `max_sessions_per_token` of them created by one token.
+// A new session over either limit takes the place of the longest-idle one in its way (the
+// token's own, then any) that has been idle `evict_idle_ms`; with none, initialize gets 503.
+// A session with no open request or stream for `idle_ms` is expired. Records are saved in
+// `state_dir` (by a state_writer thread) so that a restarted daemon accepts live ids: a
+// restored session's dispatcher imports the recorded state (mcp::session_state) before it
+// handles the request.
 // Not thread-safe: the HTTP event loop owns the table; `post` hands the dispatcher's
 // messages (sent from worker threads) to that loop; those sent on the loop itself (quick tools
 // run inline, see set_on_loop) are routed at once.
@@ -29,8 +32,10 @@
 namespace omgdb::transports::http {
 
 struct table_options {
-  std::size_t max_sessions = 64;
+  std::size_t max_sessions = 512;
+  std::size_t max_sessions_per_token = 256;  // 0 = no per-token quota
   std::int64_t idle_ms = 15 * 60 * 1000;
+  std::int64_t evict_idle_ms = 60 * 1000;    // a session idle this long may be evicted for a new one
   session_limits limits;
   std::string state_dir;  // "" = records kept in memory only
 };
@@ -72,9 +77,10 @@ class session_table {
   // return, and drops every dispatcher (so none of them posts to the loop afterwards).
   void close_all();
   // SIGHUP: new limits for sessions created or expired from now on.
-  void set_limits(std::size_t max_sessions, std::int64_t idle_ms) {
+  void set_limits(std::size_t max_sessions, std::int64_t idle_ms, std::size_t max_sessions_per_token) {
     options_.max_sessions = max_sessions;
     options_.idle_ms = idle_ms;
+    options_.max_sessions_per_token = max_sessions_per_token;
   }
   std::size_t live_count() const noexcept { return live_.size(); }
   std::size_t open_get_streams() const noexcept {
@@ -91,8 +97,15 @@ class session_table {
   std::shared_ptr<http_session> revive(const session_record& rec);
   void start_dispatcher(const std::shared_ptr<http_session>& hs);
   void remove(const std::string& id, std::string_view reason);
-  session_record record_of(http_session& hs) const;
-  void save();
+  // Sessions (live or dormant) created by `token`.
+  std::size_t sessions_of(const std::string& token) const;
+  // Removes the longest-idle session idle at least evict_idle_ms (of `token` when given);
+  // false when there is none.
+  bool evict_longest_idle(const std::string* token);
+  // After a message: saves the records when the dispatcher's state changed.
+  void note_state(http_session& hs);
+  static session_record record_of(http_session& hs);
+  void save();  // hands a snapshot to writer_
 
   mcp::server& server_;
   auth::scope ceiling_;
@@ -103,6 +116,7 @@ class session_table {
   std::map<std::string, std::shared_ptr<http_session>> live_;
   std::map<std::string, session_record> dormant_;  // loaded at start-up, not yet used again
   bool dirty_ = false;
+  std::unique_ptr<state_writer> writer_;  // null without state_dir
 };
 
 }  // namespace omgdb::transports::http

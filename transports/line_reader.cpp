@@ -8,7 +8,8 @@
 namespace omgdb::transports {
 
 void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std::string&)>& on_line,
-                const std::function<void()>& on_too_long, const std::function<void()>& on_read_done) {
+                const std::function<void(std::string_view)>& on_too_long,
+                const std::function<void()>& on_read_done) {
   std::string buf;
   std::string chunk(64 * 1024, '\0');
   bool discarding = false;
@@ -21,7 +22,12 @@ void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std
       if (chunk[i] != '\n') continue;
       if (!discarding) {
         buf.append(chunk, start, i - start);
-        on_line(buf);
+        // The limit holds for a line that ends in the read that crosses it, too.
+        if (buf.size() > max_line_bytes) {
+          on_too_long(buf);
+        } else {
+          on_line(buf);
+        }
       }
       buf.clear();
       discarding = false;
@@ -29,7 +35,7 @@ void read_lines(int fd, std::size_t max_line_bytes, const std::function<void(std
     }
     if (!discarding) buf.append(chunk, start, static_cast<std::size_t>(n) - start);
     if (!discarding && buf.size() > max_line_bytes) {
-      on_too_long();
+      on_too_long(buf);
       buf = std::string();
       discarding = true;
     }

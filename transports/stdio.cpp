@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <future>
 #include <mutex>
@@ -104,7 +105,9 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
     : ioc_(ioc), options_(std::move(options)), on_input_end_(std::move(on_input_end)) {
   writer_ = std::make_shared<line_writer>(options_.out_fd);
   session_ = std::make_shared<mcp::session>(
-      srv, ceiling, [writer = writer_](std::string message, std::string_view) { writer->write_line(std::move(message)); });
+      srv, ceiling, [writer = writer_](mcp::outgoing m) {
+        if (m.kind != mcp::message_kind::abandoned) writer->write_line(std::move(m.text));
+      });
   session_->set_label("stdio");
   // Quick tools (get) run on the reader thread: no hop to a worker and back, and the replies to
   // the lines of one read(2) leave in one write(2) (the writer is held while they are read).
@@ -121,18 +124,21 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
     auto& writer = writer_;
     const auto& options = options_;
     bool holding = false;
+    std::uint64_t line_no = 0;  // names an ignored line in the warning
     read_lines(
         options.in_fd, options.max_line_bytes,
         [&](std::string& line) {
+          ++line_no;
           if (stopping->load()) return;
           if (!holding) writer->hold();
           holding = true;
-          sess->handle_text(line);
+          sess->handle_text(line, line_no);
         },
-        [&] {
-          log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) + " bytes");
-          writer->write_line(R"({"jsonrpc":"2.0","error":{"code":-32600,"message":"request too large: a line exceeds )" +
-                             std::to_string(options.max_line_bytes) + R"( bytes"}})");
+        [&](std::string_view prefix) {
+          ++line_no;
+          log::warning("discarding input line " + std::to_string(line_no) + ": longer than " +
+                       std::to_string(options.max_line_bytes) + " bytes");
+          sess->refuse_oversized(prefix, options.max_line_bytes);  // with its id when the prefix holds it
         },
         [&] {
           if (holding) writer->release();

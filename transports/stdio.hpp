@@ -3,8 +3,10 @@
 // stdout carries only MCP messages, one per line, each written whole and flushed; logs go to
 // stderr. Reading stops at end of input: calls still running are finished and answered,
 // then run_stdio returns 0. SIGTERM/SIGINT cancel running calls and end the process with status 0.
-// A line longer than `max_line_bytes` is discarded with a message on stderr and an error
-// (without id, since none can be read) on stdout; the server keeps serving.
+// A line longer than `max_line_bytes` is discarded with a message on stderr and an error on
+// stdout (carrying the request's id when it precedes the cut); the server keeps serving.
+// Lines the seed says to ignore (not JSON, not an object, no string method) are ignored with
+// a warning on stderr naming the line number.
 #pragma once
 
 #include <cstddef>

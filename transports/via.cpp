@@ -311,7 +311,7 @@ int run_via(const via_options& options) {
       [&](std::string& line) {
         if (line.find_first_not_of(" \t\r") != std::string::npos) b.handle_line(std::move(line));
       },
-      [&] {
+      [&](std::string_view) {
         log::warning("discarding an input line longer than " + std::to_string(options.max_line_bytes) + " bytes");
       });
   b.finish();

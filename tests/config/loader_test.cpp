@@ -25,7 +25,7 @@ TEST_CASE("an empty file gives the defaults") {
   CHECK(s->scope == auth::scope::read_write);
   CHECK(s->http.listen == "127.0.0.1:41922");
   CHECK(s->http.max_body_bytes == 4u << 20);
-  CHECK(s->http.max_sessions == 64);
+  CHECK(s->http.max_sessions == 512);
   CHECK(s->approvals.enabled);
   CHECK(s->approvals.timeout == std::chrono::seconds(120));
   CHECK(s->logging.format == log_format::text);

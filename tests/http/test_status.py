@@ -189,6 +189,21 @@ class Methods(unittest.TestCase):
         sid = initialize(D)
         self.assertEqual(request(D, 'GET', session=sid, headers={'Accept': 'application/json'}).status, 406)
 
+    def test_an_envelope_that_is_not_json_rpc_2_0_is_400_with_its_id(self):
+        for body in ({'jsonrpc': '1.0', 'id': 3, 'method': 'initialize', 'params': {}},
+                     {'id': 3, 'method': 'initialize', 'params': {}}):
+            r = request(D, body=body)
+            self.assertEqual(r.status, 400)
+            self.assertNotIn('mcp-session-id', r.headers)
+            self.assertEqual(r.json()['id'], 3)
+            self.assertEqual(error_of(r)['code'], -32600)
+            self.assertIn('jsonrpc', error_of(r)['message'])
+        sid = initialize(D)
+        r = request(D, raw_body=b'{"jsonrpc":"2.0","id":4,"method":"tools/list","method":"ping"}', session=sid,
+                    headers={'Content-Type': 'application/json'})
+        self.assertEqual(r.status, 400)
+        self.assertIn('duplicate key', error_of(r)['message'])
+
     def test_keep_alive_carries_many_requests_on_one_connection(self):
         import http.client
         import json
@@ -213,6 +228,35 @@ class Limits(unittest.TestCase):
             r = request(d, body=INIT)
             self.assertEqual(r.status, 503)
             self.assertIn('--max-sessions', error_of(r)['message'])
+        finally:
+            d.cleanup()
+
+    def test_one_token_cannot_take_every_session(self):
+        # Issue 16 item 3: a burst of initialize calls with one token fills only its quota.
+        d = Daemon('--max-sessions-per-token', '3')
+        try:
+            for _ in range(3):
+                initialize(d)
+            for _ in range(20):
+                r = request(d, body=INIT)
+                self.assertEqual(r.status, 503)
+            self.assertIn('--max-sessions-per-token', error_of(r)['message'])
+            self.assertEqual(r.headers.get('retry-after'), '60')
+        finally:
+            d.cleanup()
+
+    def test_a_bogus_log_level_is_refused_and_never_reaches_the_state_file(self):
+        import os
+        d = Daemon()
+        try:
+            sid = initialize(d)
+            bogus = {'jsonrpc': '2.0', 'id': 5, 'method': 'logging/setLevel', 'params': {'level': 'x' * 4000000}}
+            r = request(d, body=bogus, session=sid)
+            self.assertEqual(r.status, 200)
+            self.assertEqual(error_of(r)['code'], -32602)
+            self.assertEqual(request(d, body={'jsonrpc': '2.0', 'id': 6, 'method': 'ping'}, session=sid).status, 200)
+            self.assertEqual(d.stop(), 0)
+            self.assertLess(os.path.getsize(os.path.join(d.state_dir, 'http-sessions.json')), 4096)
         finally:
             d.cleanup()
 

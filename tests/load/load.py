@@ -155,7 +155,9 @@ def main():
         env.pop('OMGDB_LOG_LEVEL', None)
         server = subprocess.Popen(
             [args.omgdb, 'serve', '--unconfined-stores', '--listen', '127.0.0.1:0', '--state-dir', os.path.join(tmp, 'state'),
-             '--max-sessions', str(args.clients + 16), '--max-connections', str(args.clients + 64)],
+             # The default session limits must serve every client (issue 16: --max-sessions
+             # and --max-sessions-per-token are not raised here).
+             '--max-connections', str(args.clients + 64)],
             env=env, stderr=subprocess.PIPE, text=True)
         try:
             port = None

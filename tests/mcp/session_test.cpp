@@ -21,8 +21,9 @@ struct outbox {
   std::vector<bj::object> messages;
 
   mcp::session::send_fn sender() {
-    return [this](std::string m, std::string_view) {
-      auto v = json::parse_strict(m);
+    return [this](mcp::outgoing o) {
+      if (o.kind == mcp::message_kind::abandoned) return;  // not a message
+      auto v = json::parse_strict(o.text);
       REQUIRE(v.ok());
       std::lock_guard lock(mu);
       messages.push_back(v->as_object());
