@@ -287,6 +287,14 @@ result<catalog_entry> read_view::existing(std::string_view name, bool with_count
   return std::move(**found);
 }
 
+result<read_view::listing> read_view::catalog() const {
+  auto all = s_.list(snap_.read_options());
+  if (!all) return std::move(all).error();
+  listing out{std::move(*all), 0};
+  for (const auto& e : out.collections) out.documents += e.documents;
+  return out;
+}
+
 result<std::vector<collection_info>> store::collections() const {
   snapshot_guard snap(impl_->db);
   auto all = impl_->list(snap.read_options());

@@ -207,6 +207,12 @@ class read_view {
   result<std::optional<catalog_entry>> collection(std::string_view name, bool with_count = true) const;
   // The existing collection, or the unknown-collection error (did-you-mean).
   result<catalog_entry> existing(std::string_view name, bool with_count = true) const;
+  // Every collection in name order with its counter, and their sum.
+  struct listing {
+    std::vector<catalog_entry> collections;
+    std::uint64_t documents = 0;
+  };
+  result<listing> catalog() const;
 
  private:
   const store::impl& s_;

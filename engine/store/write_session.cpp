@@ -35,35 +35,21 @@ void warn(const std::string& path, const char* what) {
 
 // --- staged_batch ---
 
-status staged_batch::check() const {
-  if (bytes() <= budget_) return {};
+failure staged_batch::over_budget() const {
   return make_error("the write needs more than the write budget of " + bytes_text(budget_) +
                     " (store option max_write_bytes = " + std::to_string(budget_) +
                     " bytes); nothing was written. Split it into smaller writes (a narrower filter, "
                     "maxMutations, fewer documents or steps per call)");
 }
 
-status staged_batch::put(rocksdb::ColumnFamilyHandle* cf, std::string_view key, std::string_view value) {
-  auto st = batch_.Put(cf, slice(key), slice(value));
-  if (!st.ok()) return make_error("cannot add to the write batch: " + st.ToString());
-  return check();
-}
-
-status staged_batch::del(rocksdb::ColumnFamilyHandle* cf, std::string_view key) {
-  auto st = batch_.Delete(cf, slice(key));
-  if (!st.ok()) return make_error("cannot add to the write batch: " + st.ToString());
-  return check();
+failure staged_batch::refused(const rocksdb::Status& st) {
+  return make_error("cannot add to the write batch: " + st.ToString());
 }
 
 status staged_batch::del_range(rocksdb::ColumnFamilyHandle* cf, std::string_view from, std::string_view to) {
   auto st = batch_.DeleteRange(cf, slice(from), slice(to));
-  if (!st.ok()) return make_error("cannot add to the write batch: " + st.ToString());
-  return check();
-}
-
-status staged_batch::hold(std::size_t bytes) {
-  held_ += bytes;
-  return check();
+  if (!st.ok()) return refused(st);
+  return within_budget();
 }
 
 void add_derived_hook(store::impl& s, std::shared_ptr<derived_hook> hook) {
