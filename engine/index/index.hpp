@@ -73,10 +73,10 @@ class index_upkeep {
  public:
   explicit index_upkeep(const store::impl& s) : s_(s) {}
   // `before` / `after`: the document's old and new versions (nullptr: absent).
-  status update(rocksdb::WriteBatch& batch, const catalog_entry& c, const document* before,
+  status update(staged_batch& batch, const catalog_entry& c, const document* before,
                 const document* after);
   // Same, from stored BSON bytes (empty: absent).
-  status update_bytes(rocksdb::WriteBatch& batch, const catalog_entry& c, std::string_view before,
+  status update_bytes(staged_batch& batch, const catalog_entry& c, std::string_view before,
                       std::string_view after);
 
  private:
@@ -96,15 +96,16 @@ struct key_range {
 
 // The next unused index id (meta "next_index_id"; 1 on a store that never had an index).
 result<std::uint32_t> read_next_index_id(const store::impl& s);
-// Adds an index to `txn` (store_index.cpp): checks the name against existing definitions
-// (same definition: returns created = false), builds the entries over the collection's
-// documents unless `fresh` (cataloged in this txn), writes the definition and next_id + 1.
-result<store::create_index_result> stage_index(store::impl& s, write_txn& txn, const catalog_entry& entry,
+// Adds an index to the session's batch (store_index.cpp): checks the name against existing
+// definitions (same definition: returns created = false), builds the entries over the
+// collection's documents unless `fresh` (cataloged in this session), writes the definition
+// and next_id + 1.
+result<store::create_index_result> stage_index(write_session& w, const catalog_entry& entry,
                                                bool fresh, store::index_spec spec, bool named,
                                                std::uint32_t& next_id, const scan_control& control);
 
 // Deletes every index definition and entry of a collection (drop_collection) into `batch`.
-status drop_indexes_of(const store::impl& s, rocksdb::WriteBatch& batch, std::uint32_t collection_id);
+status drop_indexes_of(const store::impl& s, staged_batch& batch, std::uint32_t collection_id);
 
 // verify's index check (index_verify.cpp): every index's entries are exactly those its
 // definition derives from the collection's documents (count and a content hash), and no idx

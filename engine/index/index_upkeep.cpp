@@ -16,7 +16,7 @@ result<std::vector<index_def>*> index_upkeep::defs(const catalog_entry& c) {
   return &defs_.emplace(c.id, std::move(*d)).first->second;
 }
 
-status index_upkeep::update(rocksdb::WriteBatch& batch, const catalog_entry& c, const document* before,
+status index_upkeep::update(staged_batch& batch, const catalog_entry& c, const document* before,
                             const document* after) {
   auto all = defs(c);
   if (!all) return std::move(all).error();
@@ -45,7 +45,7 @@ status index_upkeep::update(rocksdb::WriteBatch& batch, const catalog_entry& c, 
     std::set_difference(new_keys.begin(), new_keys.end(), old_keys.begin(), old_keys.end(), std::back_inserter(added));
     for (const auto& k : gone) {
       const std::string full = entry_key(def, k, id_key);
-      batch.Delete(s_.idx, full);
+      if (auto d = batch.del(s_.idx, full); !d) return d;
       if (def.spec.unique) unique_[full] = std::nullopt;
     }
     for (const auto& k : added) {
@@ -63,19 +63,19 @@ status index_upkeep::update(rocksdb::WriteBatch& batch, const catalog_entry& c, 
         if (owner && *owner != id_key) return duplicate_key(def, c.name, *after);
         unique_[full] = id_key;
       }
-      batch.Put(s_.idx, full, id_key);
+      if (auto p = batch.put(s_.idx, full, id_key); !p) return p;
     }
     if (multikey && !def.multikey) {
       def.multikey = true;
       auto bytes = encode_index_def(def);
       if (!bytes) return std::move(bytes).error();
-      batch.Put(s_.meta, index_def_key(c.id, def.spec.name), *bytes);
+      if (auto p = batch.put(s_.meta, index_def_key(c.id, def.spec.name), *bytes); !p) return p;
     }
   }
   return {};
 }
 
-status index_upkeep::update_bytes(rocksdb::WriteBatch& batch, const catalog_entry& c, std::string_view before,
+status index_upkeep::update_bytes(staged_batch& batch, const catalog_entry& c, std::string_view before,
                                   std::string_view after) {
   auto all = defs(c);
   if (!all) return std::move(all).error();
@@ -94,14 +94,14 @@ status index_upkeep::update_bytes(rocksdb::WriteBatch& batch, const catalog_entr
   return update(batch, c, b ? &*b : nullptr, a ? &*a : nullptr);
 }
 
-// The hooks of write_txn and change_batch: every write path reports each document it writes,
-// so index entries go into the same atomic batch.
-status write_txn::index(const catalog_entry& c, const document* before, const document* after) {
+// The write session's index hooks: every write path reports each document it writes, so
+// index entries go into the same atomic batch.
+status write_session::index(const catalog_entry& c, const document* before, const document* after) {
   if (!indexes_) indexes_ = std::make_shared<index_upkeep>(s_);
   return indexes_->update(batch_, c, before, after);
 }
 
-status change_batch::index(const catalog_entry& c, std::string_view before, std::string_view after) {
+status write_session::index_bytes(const catalog_entry& c, std::string_view before, std::string_view after) {
   if (!indexes_) indexes_ = std::make_shared<index_upkeep>(s_);
   return indexes_->update_bytes(batch_, c, before, after);
 }

@@ -7,9 +7,12 @@
 // the change it records).
 //
 // Thread safety: a `store` may be used from many threads at once. Writes to one store are
-// serialized by a writer mutex; reads take a RocksDB snapshot and never block writers.
+// serialized by a writer lock (each mutating call is one write session, write_session.hpp);
+// reads take a RocksDB snapshot and never block writers.
 // Durability: every mutating call returns only after its one atomic WriteBatch has been
-// written with `sync = true` (it is in the fsynced WAL); a failed call writes nothing.
+// written with `sync = true` (it is in the fsynced WAL); a failed call writes nothing, and a
+// call whose batch was written never reports a failure. A call whose batch would exceed the
+// write budget (store_options::max_write_bytes) is refused before anything is written.
 // Ownership: an open store holds an exclusive lock file (`omgdb.lock`, flock) recording the
 // owner's pid and command line, so a second process gets a clear error naming the owner.
 #pragma once
@@ -27,6 +30,10 @@
 #include "engine/value/value.hpp"
 
 namespace omgdb::engine {
+
+namespace detail {
+struct store_access;  // store_detail.hpp
+}  // namespace detail
 
 // Hooks a long operation polls: `cancelled` (checked every few hundred documents; a set flag
 // makes the call fail with "cancelled") and `progress(done, total)` (called now and then;
@@ -77,6 +84,18 @@ struct find_page {
   // --- end of read side ---
 };
 
+// Settings of an open store (store::configure).
+struct store_options {
+  // The write budget: the most bytes one mutating call may hold before its commit — its
+  // WriteBatch (documents, index entries, op-log records, counters) plus the copies it keeps
+  // to read its own writes. The budget is checked while the batch is built; a call that
+  // would go past it is refused ("… more than the write budget …; nothing was written")
+  // before anything is written. 1 GiB: an atomic update_many of 1,000,000 documents of
+  // ~200 bytes holds ~600 MB (docs/storage.md, "The write budget").
+  static constexpr std::uint64_t k_default_max_write_bytes = std::uint64_t{1} << 30;
+  std::uint64_t max_write_bytes = k_default_max_write_bytes;  // at least 1 MiB
+};
+
 struct replace_outcome {
   std::uint64_t matched = 0;
   std::uint64_t modified = 0;
@@ -93,6 +112,13 @@ class store {
   // format, a store held by another process ("store `app.omgdb` is in use by process 1234
   // (omgdb mcp); stop it or connect through it").
   static result<std::shared_ptr<store>> open(const std::string& path);
+  // Open, then configure(options).
+  static result<std::shared_ptr<store>> open(const std::string& path, const store_options& options);
+
+  // Changes the settings of this open store; later calls use them. Error: a budget below
+  // 1 MiB.
+  status configure(const store_options& options);
+  store_options options() const;
 
   ~store();
   store(const store&) = delete;
@@ -457,6 +483,7 @@ class store {
   struct impl;
 
  private:
+  friend struct detail::store_access;
   explicit store(std::unique_ptr<impl> p);
   std::unique_ptr<impl> impl_;
 };

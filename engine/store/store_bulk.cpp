@@ -40,7 +40,7 @@ result<std::vector<value>> insert_step(write_session& w, const store::bulk_step&
   return ids;
 }
 
-// As store::replace: the stored `_id` stays; the new document may repeat an equal one.
+// As store::replace (replace_document).
 result<store::bulk_step_result> replace_step(write_session& w, const store::bulk_step& step) {
   store::bulk_step_result out;
   auto c = w.collection(step.collection, false);
@@ -49,19 +49,8 @@ result<store::bulk_step_result> replace_step(write_session& w, const store::bulk
   auto old = w.get(**c, step.id);
   if (!old) return std::move(old).error();
   if (!old->has_value()) return out;
-  const value* kept = find_field((*old)->doc, "_id");
-  if (kept == nullptr) return make_error("stored document without _id in collection `" + step.collection + "`");
-  document next;
-  next.push_back(field{"_id", *kept});
-  for (const auto& f : step.documents.front()) {
-    if (f.name == "_id") {
-      if (!equal(f.val, *kept)) return make_error("_id is immutable");
-      continue;
-    }
-    next.push_back(f);
-  }
   out.matched = 1;
-  auto written = w.overwrite(**c, **old, next, "replace");
+  auto written = replace_document(w, **c, **old, step.documents.front());
   if (!written) return std::move(written).error();
   out.modified = *written ? 1 : 0;
   return out;
@@ -136,7 +125,6 @@ result<std::vector<store::bulk_step_result>> store::bulk_write(const std::vector
   }
   std::vector<bulk_step_result> results;
   results.reserve(steps.size());
-  std::lock_guard lock(impl_->writer);
   write_session w(*impl_, control);
   for (std::size_t k = 0; k < steps.size(); ++k) {
     auto r = run_step(w, steps[k], options);

@@ -275,6 +275,26 @@ failure store::impl::unknown_collection(std::string_view name) const {
   return make_error(std::move(message));
 }
 
+result<std::optional<catalog_entry>> read_view::collection(std::string_view name, bool with_count) const {
+  if (auto n = check_collection_name(name); !n) return std::move(n).error();
+  return s_.lookup(snap_.read_options(), name, with_count);
+}
+
+result<catalog_entry> read_view::existing(std::string_view name, bool with_count) const {
+  auto found = collection(name, with_count);
+  if (!found) return std::move(found).error();
+  if (!found->has_value()) return s_.unknown_collection(name);
+  return std::move(**found);
+}
+
+result<read_view::listing> read_view::catalog() const {
+  auto all = s_.list(snap_.read_options());
+  if (!all) return std::move(all).error();
+  listing out{std::move(*all), 0};
+  for (const auto& e : out.collections) out.documents += e.documents;
+  return out;
+}
+
 result<std::vector<collection_info>> store::collections() const {
   snapshot_guard snap(impl_->db);
   auto all = impl_->list(snap.read_options());

@@ -132,21 +132,19 @@ class field_census {
 
 result<std::string> store::describe() const {
   const auto& s = *impl_;
-  snapshot_guard snap(s.db);
-  auto ro = snap.read_options();
-  auto all = s.list(ro);
-  if (!all) return std::move(all).error();
-
-  std::uint64_t total = 0;
-  for (const auto& e : *all) total += e.documents;
+  read_view view(s);
+  const auto ro = view.options();
+  auto listed = view.catalog();
+  if (!listed) return std::move(listed).error();
+  const auto& all = listed->collections;
   std::string md = "# omgdb store " + code(s.path) + "\n\n";
-  if (all->empty()) return md + "No collections yet.\n";
-  md += std::to_string(all->size()) + (all->size() == 1 ? " collection, " : " collections, ") +
-        std::to_string(total) + (total == 1 ? " document.\n\n" : " documents.\n\n");
+  if (all.empty()) return md + "No collections yet.\n";
+  md += std::to_string(all.size()) + (all.size() == 1 ? " collection, " : " collections, ") +
+        std::to_string(listed->documents) + (listed->documents == 1 ? " document.\n\n" : " documents.\n\n");
   md += "| collection | documents |\n| --- | ---: |\n";
-  for (const auto& e : *all) md += "| " + code(e.name) + " | " + std::to_string(e.documents) + " |\n";
+  for (const auto& e : all) md += "| " + code(e.name) + " | " + std::to_string(e.documents) + " |\n";
 
-  for (const auto& e : *all) {
+  for (const auto& e : all) {
     md += "\n## " + code(e.name) + "\n\n";
     field_census census;
     std::size_t corrupt = 0;

@@ -12,7 +12,9 @@
 //                                          count?, batch, ts} (afterPatch: see oplog_after)
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,6 +100,8 @@ struct catalog_memo_entry {
 
 // A released-on-scope-exit RocksDB snapshot. Declare it before any iterator reading through
 // it, so the iterator is destroyed first.
+class derived_hook;  // write_session.hpp
+
 class snapshot_guard {
  public:
   explicit snapshot_guard(rocksdb::DB* db) : db_(db), snap_(db->GetSnapshot()) {}
@@ -130,10 +134,21 @@ struct store::impl {
   rocksdb::ColumnFamilyHandle* oplog = nullptr;
   int lock_fd = -1;
 
-  // Serializes every mutating call; guards last_seq / last_batch.
-  std::mutex writer;
+  // The writer lock: serializes every mutating call and guards last_seq / last_batch and
+  // `derived`. Only detail::write_session takes it (write_session.hpp).
+  std::mutex write_lock;
+  // The op-log position: the seq of the newest record and the newest batch id. Loaded at
+  // open; advanced only by write_session::commit.
   std::uint64_t last_seq = 0;
   std::uint64_t last_batch = 0;
+  // The write budget of one call (store_options::max_write_bytes).
+  std::atomic<std::uint64_t> max_write_bytes{store_options::k_default_max_write_bytes};
+  // Hooks of derived structures, called by every commit that writes op-log records.
+  std::vector<std::shared_ptr<detail::derived_hook>> derived;
+  // Test-only fault injection of write_session::commit: called with "write" right after the
+  // batch is written (as if the write had thrown after landing) and with "after_commit"
+  // once the counters moved; a throw at either never turns a committed write into an error.
+  std::function<void(std::string_view stage)> fault;
 
   // lookup()'s answers per collection name, reused by a later lookup under a snapshot of the
   // same sequence number: the same sequence number is the same state of this open database
@@ -172,186 +187,38 @@ struct store::impl {
 
 namespace omgdb::engine::detail {
 
-class index_upkeep;  // engine/index/index.hpp
-
-// One mutating call's atomic WriteBatch: documents, counters, catalog entries and the op-log
-// records, written once with sync = true (store_oplog.cpp). Use only while holding
-// `store::impl::writer`; nothing reaches the database (or the in-memory seq counters) unless
-// commit() succeeds.
-class write_txn {
+// One consistent read of a store: a snapshot (released at scope exit; declare it before any
+// iterator reading through it) and the catalog as of that snapshot. A call checks its
+// collection's name and looks its entry up once, here (store_catalog.cpp).
+class read_view {
  public:
-  explicit write_txn(store::impl& s);
-  rocksdb::WriteBatch& batch() noexcept { return batch_; }
-
-  // Appends the record {seq, op, collection, _id?, before?, after?, count?, batch, ts}.
-  // `before` / `after` are the documents' stored BSON bytes (copied in, never re-encoded).
-  status log(std::string_view op, std::string_view collection, const value* id = nullptr,
-             std::string_view before = {}, std::string_view after = {},
-             std::optional<std::uint64_t> count = std::nullopt);
-
-  // Catalogs `name` under a fresh id with a zero counter and logs create_collection.
-  result<catalog_entry> create_collection(std::string_view name);
-  void put_count(std::uint32_t collection_id, std::uint64_t documents);
-  // Index upkeep of one document write in this batch (index_hooks.cpp): before / after are
-  // the old and new versions (nullptr: absent). A unique violation is an error.
-  status index(const catalog_entry& c, const document* before, const document* after);
-
-  status commit();
+  explicit read_view(const store::impl& s) : s_(s), snap_(s.db) {}
+  const snapshot_guard& snapshot() const noexcept { return snap_; }
+  rocksdb::ReadOptions options() const { return snap_.read_options(); }
+  // The collection's entry, or nullopt when it does not exist. Error: a bad name.
+  // `with_count` false skips the document counter (a point read needs only the id).
+  result<std::optional<catalog_entry>> collection(std::string_view name, bool with_count = true) const;
+  // The existing collection, or the unknown-collection error (did-you-mean).
+  result<catalog_entry> existing(std::string_view name, bool with_count = true) const;
+  // Every collection in name order with its counter, and their sum.
+  struct listing {
+    std::vector<catalog_entry> collections;
+    std::uint64_t documents = 0;
+  };
+  result<listing> catalog() const;
 
  private:
-  store::impl& s_;
-  std::shared_ptr<index_upkeep> indexes_;
-  rocksdb::WriteBatch batch_;
-  std::uint64_t seq_;
-  std::uint64_t batch_id_;
-  std::optional<std::uint32_t> next_collection_id_;
-  std::string record_;  // the op-log record being built, reused
+  const store::impl& s_;
+  snapshot_guard snap_;
 };
 
 // The after image of the op-log record `record` (store_oplog.cpp), the one function every
 // reader of `after` uses: the record's `after` document, or, when it holds `afterPatch`
-// instead (write_txn writes that when it is smaller), its `before` with the patch applied.
-// `out` is left empty when the record has neither; false when the record is corrupt.
+// instead (the write session writes that when it is smaller), its `before` with the patch
+// applied. `out` is left empty when the record has neither; false when the record is corrupt.
 bool oplog_after(std::string_view record, std::string& out);
 
 }  // namespace omgdb::engine::detail
-
-// --- write side (updates, bulk, import) ---
-#include <functional>
-#include <map>
-
-namespace omgdb::engine::detail {
-
-// Field-name and `_id` rules for documents written by updates, bulk steps and imports (the
-// same rules insert applies): no field name starting with '$' or containing '.', at any
-// depth; `_id` not an array or regex. Errors name the field.
-status check_document_rules(const document& doc);
-// Puts `_id` first, generating an ObjectId when absent, and checks the rules above.
-result<value> prepare_new_document(document& doc);
-
-// The validation check (check_rules) for the documents of one mutating call. Whether a
-// collection has rules is read once per collection: nothing changes them while the writer
-// mutex is held, so a collection without rules costs no read per document.
-class rules_checker {
- public:
-  explicit rules_checker(const store::impl& s) : s_(s) {}
-  status check(const catalog_entry& c, const document& doc);
-  // Whether the collection has validation rules (read once per collection, as check does).
-  result<bool> has_rules(const catalog_entry& c);
-
- private:
-  const store::impl& s_;
-  std::map<std::uint32_t, bool> has_rules_;
-};
-
-// The greatest docs key of the collection at the latest state ("" when it holds none). A
-// writer (holding store::impl::writer) that inserts a key above it knows, without a read,
-// that the key is not stored yet: ascending `_id`s (imports, fresh ObjectIds) skip the
-// duplicate-key read.
-result<std::string> last_doc_key(const store::impl& s, std::uint32_t collection_id);
-
-// Whether `key` (a docs key of the collection) may be stored at the latest state: false,
-// without a read, when it sorts above the collection's last stored key, which is read into
-// `last` the first time (then reused). True means: read it to know.
-result<bool> may_be_stored(const store::impl& s, std::uint32_t collection_id, const std::string& key,
-                           std::optional<std::string>& last);
-
-// A stored document as a write session sees it.
-struct session_doc {
-  std::string key;    // docs key
-  std::string bytes;  // stored BSON
-  document doc;
-};
-
-// The state of one mutating call that may touch several collections and read its own writes
-// (store_update_session.cpp): reads see the database plus this call's overlay; writes go to
-// the overlay and to one write_txn. The caller holds store::impl::writer for the session's
-// whole life; nothing is written unless commit() succeeds.
-class write_session {
- public:
-  write_session(store::impl& s, const scan_control& control);
-
-  // The collection's catalog entry, cataloging it (in this transaction) when `create`;
-  // nullptr when it does not exist and !create. The pointer stays valid for the session.
-  result<catalog_entry*> collection(std::string_view name, bool create);
-
-  // Visits the documents of `c` in `_id` order (only the one with `_id` == *point when
-  // given). `visit` returns true to go on. Polls the scan_control every k_poll_every docs.
-  // With `filter` (and no point), an index the planner chooses narrows the scan, as long as
-  // this session has not written to the collection yet; the visit order stays `_id` order.
-  // With `decode` false the visit gets the stored bytes only (session_doc::doc empty) and
-  // decodes them itself, reporting corruption as the scan would (corrupt_document).
-  status scan(const catalog_entry& c, const value* point,
-              const std::function<result<bool>(session_doc&)>& visit, const document* filter = nullptr,
-              bool decode = true);
-
-  // Inserts a new document (prepare_new_document rules; duplicate `_id` is an error).
-  result<value> insert(catalog_entry& c, document doc);
-  // Writes `next` over `old` (same `_id`) unless its bytes are identical; logs `op` with both
-  // images. Returns whether anything was written.
-  result<bool> overwrite(const catalog_entry& c, const session_doc& old, const document& next,
-                         std::string_view op);
-  // overwrite() with the new stored bytes already built (update_raw.hpp) and checked
-  // against the document rules; only for a collection that is bare() (no validation rules,
-  // no indexes: there is nothing else to check or maintain).
-  result<bool> overwrite_bytes(const catalog_entry& c, const session_doc& old, std::string bytes,
-                               std::string_view op);
-  // True when `c` has neither validation rules nor indexes.
-  result<bool> bare(const catalog_entry& c);
-  status remove(catalog_entry& c, const session_doc& old);
-  result<std::optional<session_doc>> get(const catalog_entry& c, const value& id);
-
-  // For a call of one filter-driven step (update_many, delete_many): nothing reads this
-  // session's documents after that step, whose scan never revisits a key, so overwrites and
-  // removals skip the read-your-writes overlay (memory held until the commit otherwise).
-  // Inserts always record theirs: duplicate `_id`s within the call are found there.
-  void no_read_back() noexcept { read_back_ = false; }
-
-  std::int64_t now_millis() const noexcept { return now_millis_; }
-  std::uint64_t mutations() const noexcept { return mutations_; }
-  status commit();
-
- private:
-  result<std::optional<std::string>> read(const std::string& key);
-  // Whether `key` (a docs key of `c`) holds a document, reading the database only when the
-  // key is not above the collection's last stored key.
-  result<bool> holds(const catalog_entry& c, const std::string& key);
-  status log_write(const catalog_entry& c, std::string_view op, const value* id,
-                   std::string_view before, std::string_view after);
-
-  store::impl& s_;
-  const scan_control& control_;
-  write_txn txn_;
-  rules_checker rules_;
-  std::map<std::string, std::optional<std::string>> overlay_;  // key -> bytes; nullopt: deleted
-  std::map<std::string, catalog_entry, std::less<>> collections_;
-  std::map<std::string, std::uint64_t, std::less<>> base_counts_;  // counts at first touch
-  std::map<std::uint32_t, std::optional<std::string>> last_keys_;  // may_be_stored's, per collection id
-  std::int64_t now_millis_;
-  std::uint64_t mutations_ = 0;
-  bool read_back_ = true;
-};
-
-// Bounds of one filter step; exceeding one is an error naming the bound and its value.
-struct write_bounds {
-  std::optional<std::uint64_t> max_scanned;
-  std::string scanned_name = "maxScannedDocuments";
-  std::optional<std::uint64_t> max_mutations;  // counted as session.mutations() - mutations_base
-  std::string mutations_name = "maxMutations";
-  std::uint64_t mutations_base = 0;
-};
-
-// The filter-driven writes on a session (store_update.cpp), shared by the single-call tools
-// and bulk_write. `images`, when given, receives the first match's before/after images.
-result<store::update_result> run_update(write_session& w, std::string_view collection,
-                                        const store::update_request& request, bool many,
-                                        const write_bounds& bounds,
-                                        store::find_and_update_result* images = nullptr);
-result<std::uint64_t> run_delete_many(write_session& w, std::string_view collection,
-                                      const document& filter, const write_bounds& bounds);
-
-}  // namespace omgdb::engine::detail
-// --- end of write side ---
 
 // --- read side (projection, keyset, distinct) ---
 #include "engine/bson/bson_codec.hpp"
@@ -522,36 +389,6 @@ std::uint64_t content_hash(std::string_view bytes);
 // 32 lowercase hex digits from 128 bits of std::random_device.
 std::string random_hex128();
 
-// The atomic batch of one apply or rollback (store_plan_batch.cpp): documents, op-log
-// records carrying the change id, meta records. Like write_txn it is used only while holding
-// store::impl::writer, and the in-memory seq / batch counters move only when commit()
-// succeeds. Unlike write_txn it always reserves a batch id, even for a change of nothing.
-class change_batch {
- public:
-  change_batch(store::impl& s, std::string change_id);
-  rocksdb::WriteBatch& batch() noexcept { return batch_; }
-  // Appends {seq, op: "update", collection, _id, before, after, batch, change, undo?, ts};
-  // before/after are stored BSON bytes, copied in.
-  status log_update(std::string_view collection, const value& id, std::string_view before,
-                    std::string_view after, bool undo);
-  std::uint64_t batch_id() const noexcept { return batch_id_; }
-  std::uint64_t first_seq() const noexcept { return s_last_seq_ + 1; }
-  std::uint64_t last_seq() const noexcept { return seq_; }  // == first_seq() - 1: no records
-  // Index upkeep of one document write, from stored BSON bytes (index_hooks.cpp).
-  status index(const catalog_entry& c, std::string_view before, std::string_view after);
-  status commit();
-
- private:
-  store::impl& s_;
-  std::shared_ptr<index_upkeep> indexes_;
-  std::string change_id_;
-  rocksdb::WriteBatch batch_;
-  std::uint64_t s_last_seq_;
-  std::uint64_t seq_;
-  std::uint64_t batch_id_;
-};
-
-
 // A plan as persisted under meta "plan/" + token (store_plan.cpp).
 struct plan_record {
   std::string collection;
@@ -618,3 +455,14 @@ status check_rules(const store::impl& s, const catalog_entry& c, const document&
 
 }  // namespace omgdb::engine::detail
 // --- end of cursors and validation ---
+
+namespace omgdb::engine::detail {
+
+// The implementation of a public store, for the engine's own tests and hooks.
+struct store_access {
+  static store::impl& of(store& s) noexcept { return *s.impl_; }
+};
+
+}  // namespace omgdb::engine::detail
+
+#include "engine/store/write_session.hpp"

@@ -16,16 +16,13 @@ using namespace detail;
 status store::dump(const std::function<bool(std::string_view line)>& sink,
                    const scan_control& control) const {
   const auto& s = *impl_;
-  snapshot_guard snap(s.db);
-  auto ro = snap.read_options();
-  auto all = s.list(ro);
-  if (!all) return std::move(all).error();
-
-  std::uint64_t total = 0;
-  for (const auto& e : *all) total += e.documents;
+  read_view view(s);
+  const auto ro = view.options();
+  auto listed = view.catalog();
+  if (!listed) return std::move(listed).error();
   std::uint64_t done = 0;
   std::string line;
-  for (const auto& e : *all) {
+  for (const auto& e : listed->collections) {
     line.assign("{\"collection\":");
     json::append_quoted(line, e.name);
     line.append(",\"count\":").append(std::to_string(e.documents)).append("}");
@@ -38,7 +35,7 @@ status store::dump(const std::function<bool(std::string_view line)>& sink,
     std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(scan, s.docs));
     for (it->Seek(docs_prefix(e.id)); it->Valid(); it->Next()) {
       if (done % k_poll_every == 0) {
-        if (auto p = poll(control, done, total); !p) return p;
+        if (auto p = poll(control, done, listed->documents); !p) return p;
       }
       ++done;
       auto doc = from_bson(it->value().ToStringView());
@@ -49,7 +46,7 @@ status store::dump(const std::function<bool(std::string_view line)>& sink,
     }
     if (!it->status().ok()) return storage_error(s.path, "read", it->status());
   }
-  if (control.progress) control.progress(done, total);
+  if (control.progress) control.progress(done, listed->documents);
   return {};
 }
 

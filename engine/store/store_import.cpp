@@ -121,7 +121,6 @@ result<store::import_result> store::import_jsonl(std::string_view collection, co
   auto flush = [&]() -> status {
     if (batch.size() == 0) return {};
     if (!batch.errors.empty()) return batch_failed(batch, out, committed_through);
-    std::lock_guard lock(impl_->writer);
     write_session w(*impl_, quiet);
     auto c = w.collection(collection, true);
     if (!c) return std::move(c).error();

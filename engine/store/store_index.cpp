@@ -1,9 +1,10 @@
 // omgdb engine — create_index, list_indexes, drop_index.
 //
-// A build reads every document of the collection at the latest state (the writer mutex is
-// held, so nothing changes meanwhile) and puts the definition, the next-id counter and every
-// entry into ONE write_txn committed with sync = true: a crash mid-build leaves no index and
-// no definition, and a failed build (unique violation, parallel arrays, cancel) writes nothing.
+// A build reads every document of the collection at the latest state (its write session
+// holds the writer lock, so nothing changes meanwhile) and puts the definition, the next-id
+// counter and every entry into the session's ONE batch, committed with sync = true: a crash
+// mid-build leaves no index and no definition, and a failed build (unique violation,
+// parallel arrays, cancel, the write budget) writes nothing.
 #include <map>
 
 #include "engine/bson/bson_codec.hpp"
@@ -17,12 +18,12 @@ using namespace detail;
 
 namespace detail {
 
-status drop_indexes_of(const store::impl& s, rocksdb::WriteBatch& batch, std::uint32_t collection_id) {
+status drop_indexes_of(const store::impl& s, staged_batch& batch, std::uint32_t collection_id) {
   auto defs = read_index_defs(s, rocksdb::ReadOptions(), collection_id);
   if (!defs) return std::move(defs).error();
   for (const auto& d : *defs) {
-    batch.Delete(s.meta, index_def_key(collection_id, d.spec.name));
-    batch.DeleteRange(s.idx, idx_prefix(d.id), idx_prefix(d.id + 1));
+    if (auto x = batch.del(s.meta, index_def_key(collection_id, d.spec.name)); !x) return x;
+    if (auto x = batch.del_range(s.idx, idx_prefix(d.id), idx_prefix(d.id + 1)); !x) return x;
   }
   return {};
 }
@@ -31,10 +32,11 @@ status drop_indexes_of(const store::impl& s, rocksdb::WriteBatch& batch, std::ui
 
 namespace {
 
-// Puts the entries of every document of `c` into `txn`; unique keys are checked among the
-// documents themselves (the index is new, so nothing else holds them).
-status build_entries(store::impl& s, write_txn& txn, const catalog_entry& c, index_def& def,
+// Puts the entries of every document of `c` into the session's batch; unique keys are
+// checked among the documents themselves (the index is new, so nothing else holds them).
+status build_entries(write_session& w, const catalog_entry& c, index_def& def,
                      const scan_control& control, store::create_index_result& out) {
+  const store::impl& s = w.target();
   std::map<std::string, std::string> unique;  // key -> docs-key suffix, unique indexes only
   const std::string lower = docs_prefix(c.id);
   const std::string upper = docs_prefix(c.id + 1);
@@ -61,7 +63,7 @@ status build_entries(store::impl& s, write_txn& txn, const catalog_entry& c, ind
         auto [at, fresh] = unique.emplace(k, id_key);
         if (!fresh && at->second != id_key) return duplicate_key(def, c.name, *doc);
       }
-      txn.batch().Put(s.idx, entry_key(def, k, id_key), id_key);
+      if (auto p = w.batch().put(s.idx, entry_key(def, k, id_key), id_key); !p) return p;
       ++out.keys;
     }
     ++out.documents_indexed;
@@ -84,9 +86,10 @@ result<std::uint32_t> read_next_index_id(const store::impl& s) {
   return *v;
 }
 
-result<store::create_index_result> stage_index(store::impl& s, write_txn& txn, const catalog_entry& entry,
+result<store::create_index_result> stage_index(write_session& w, const catalog_entry& entry,
                                                bool fresh, store::index_spec spec, bool named,
                                                std::uint32_t& next_id, const scan_control& control) {
+  const store::impl& s = w.target();
   store::create_index_result out;
   out.name = spec.name;
   if (!fresh) {
@@ -120,15 +123,15 @@ result<store::create_index_result> stage_index(store::impl& s, write_txn& txn, c
     def.partial = std::make_shared<const filter>(std::move(*f));
   }
   if (!fresh) {
-    if (auto b = build_entries(s, txn, entry, def, control, out); !b) return std::move(b).error();
+    if (auto b = build_entries(w, entry, def, control, out); !b) return std::move(b).error();
   }
   auto bytes = encode_index_def(def);
   if (!bytes) return std::move(bytes).error();
-  txn.batch().Put(s.meta, index_def_key(entry.id, def.spec.name), *bytes);
+  if (auto p = w.batch().put(s.meta, index_def_key(entry.id, def.spec.name), *bytes); !p) return std::move(p).error();
   ++next_id;
   std::string next;
   put_u32(next, next_id);
-  txn.batch().Put(s.meta, slice(k_meta_next_index), next);
+  if (auto p = w.batch().put(s.meta, k_meta_next_index, next); !p) return std::move(p).error();
   out.created = true;
   return out;
 }
@@ -140,51 +143,37 @@ result<store::create_index_result> store::create_index(std::string_view collecti
   if (auto n = check_collection_name(collection); !n) return std::move(n).error();
   const bool named = !spec.name.empty();
   if (auto v = normalize_spec(spec); !v) return std::move(v).error();
-  auto& s = *impl_;
-  std::lock_guard lock(s.writer);
-  auto found = s.lookup(rocksdb::ReadOptions(), collection);
-  if (!found) return std::move(found).error();
-  write_txn txn(s);
-  catalog_entry entry;
-  const bool fresh = !found->has_value();
-  if (!fresh) {
-    entry = std::move(**found);
-  } else {
-    auto created = txn.create_collection(collection);
-    if (!created) return std::move(created).error();
-    entry = std::move(*created);
-  }
-  auto next_id = read_next_index_id(s);
+  write_session w(*impl_, control);
+  auto entry = w.collection(collection, true);
+  if (!entry) return std::move(entry).error();
+  const bool fresh = w.created(**entry);
+  auto next_id = read_next_index_id(*impl_);
   if (!next_id) return std::move(next_id).error();
-  auto out = stage_index(s, txn, entry, fresh, std::move(spec), named, *next_id, control);
+  auto out = stage_index(w, **entry, fresh, std::move(spec), named, *next_id, control);
   if (!out) return std::move(out).error();
   if (!out->created) return out;
   out->collection_created = fresh;
-  if (auto c = txn.commit(); !c) return std::move(c).error();
+  if (auto c = w.commit(); !c) return std::move(c).error();
   return out;
 }
 
 result<std::vector<store::index_info>> store::list_indexes(std::string_view collection) const {
-  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
-  snapshot_guard snap(impl_->db);
-  auto entry = impl_->lookup(snap.read_options(), collection);
+  read_view view(*impl_);
+  auto entry = view.existing(collection);
   if (!entry) return std::move(entry).error();
   std::vector<index_info> out;
-  if (!entry->has_value()) return impl_->unknown_collection(collection);
-  auto defs = read_index_defs(*impl_, snap.read_options(), (*entry)->id);
+  auto defs = read_index_defs(*impl_, view.options(), entry->id);
   if (!defs) return std::move(defs).error();
   for (auto& d : *defs) out.push_back(index_info{std::move(d.spec), d.multikey});
   return out;
 }
 
 status store::drop_index(std::string_view collection, std::string_view name) {
-  if (auto n = check_collection_name(collection); !n) return n;
-  auto& s = *impl_;
-  std::lock_guard lock(s.writer);
-  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  write_session w(*impl_);
+  auto found = w.existing(collection);
   if (!found) return std::move(found).error();
-  if (!found->has_value()) return s.unknown_collection(collection);
-  auto defs = read_index_defs(s, rocksdb::ReadOptions(), (**found).id);
+  const catalog_entry& c = **found;
+  auto defs = read_index_defs(*impl_, rocksdb::ReadOptions(), c.id);
   if (!defs) return std::move(defs).error();
   std::vector<std::string> names;
   for (const auto& d : *defs) {
@@ -192,10 +181,9 @@ status store::drop_index(std::string_view collection, std::string_view name) {
       names.push_back(d.spec.name);
       continue;
     }
-    write_txn txn(s);
-    txn.batch().Delete(s.meta, index_def_key((**found).id, name));
-    txn.batch().DeleteRange(s.idx, idx_prefix(d.id), idx_prefix(d.id + 1));
-    return txn.commit();
+    if (auto x = w.batch().del(impl_->meta, index_def_key(c.id, name)); !x) return x;
+    if (auto x = w.batch().del_range(impl_->idx, idx_prefix(d.id), idx_prefix(d.id + 1)); !x) return x;
+    return w.commit();
   }
   if (name == "_id_") return make_error("the `_id_` index cannot be dropped");
   std::string message = "no index " + quoted_name(name) + " in " + quoted_name(collection);

@@ -1,4 +1,4 @@
-// omgdb engine — the per-call WriteBatch and the op-log records written inside it.
+// omgdb engine — the op-log records of the write session's batch (write_session.hpp).
 //
 // Op-log keys are u64 big-endian sequence numbers in the `oplog` family; every mutating call
 // gets one batch id and writes its records in the same atomic WriteBatch as the change.
@@ -21,7 +21,7 @@ namespace omgdb::engine {
 namespace detail {
 namespace {
 
-std::int64_t now_millis() {
+std::int64_t clock_millis() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
@@ -73,6 +73,10 @@ class record_writer {
     put_le32(b_, static_cast<std::uint32_t>(bytes.size()));
     b_.push_back('\0');
     b_.append(bytes);
+  }
+  void boolean(std::string_view key, bool v) {
+    name(BSON_TYPE_BOOL, key);
+    b_.push_back(v ? '\1' : '\0');
   }
   void element(std::string_view bytes) { b_.append(bytes); }
   std::string_view finish() {
@@ -141,11 +145,9 @@ bool oplog_after(std::string_view record, std::string& out) {
   return apply_after_patch(before, patch, out) && !out.empty();
 }
 
-write_txn::write_txn(store::impl& s) : s_(s), seq_(s.last_seq), batch_id_(s.last_batch + 1) {}
-
-status write_txn::log(std::string_view op, std::string_view collection, const value* id,
-                      std::string_view before, std::string_view after,
-                      std::optional<std::uint64_t> count) {
+status write_session::log(std::string_view op, std::string_view collection, const value* id,
+                          std::string_view before, std::string_view after,
+                          std::optional<std::uint64_t> count) {
   std::uint64_t seq = seq_ + 1;
 #ifdef OMGDB_BENCH_NO_OPLOG
   // Benchmark builds only (bench/bench_oplog.py measures what the op-log costs): the sequence
@@ -175,7 +177,7 @@ status write_txn::log(std::string_view op, std::string_view collection, const va
   }
   if (!before.empty()) w.embedded("before", before);
   if (!after.empty()) {
-    if (before.empty()) {
+    if (before.empty() || change_id_) {  // apply / rollback records hold the whole after image
       w.embedded("after", after);
     } else {
       append_after(w, before, after);
@@ -183,55 +185,18 @@ status write_txn::log(std::string_view op, std::string_view collection, const va
   }
   if (count) w.int64("count", static_cast<std::int64_t>(*count));
   w.int64("batch", static_cast<std::int64_t>(batch_id_));
-  w.date("ts", now_millis());
+  if (change_id_) {  // apply / rollback (store_plan_apply.cpp)
+    w.utf8("change", *change_id_);
+    if (undo_) w.boolean("undo", true);
+  }
+  w.date("ts", clock_millis());
+  const std::string_view record = w.finish();
+  if (auto p = batch_.put(s_.oplog, oplog_key(seq), record); !p) return p;
+  if (!s_.derived.empty()) {  // what derived hooks see at commit
+    if (auto h = batch_.hold(record.size()); !h) return h;
+    records_.push_back(oplog_entry{seq, std::string(record)});
+  }
   seq_ = seq;
-  batch_.Put(s_.oplog, oplog_key(seq), slice(w.finish()));
-  return {};
-}
-
-result<catalog_entry> write_txn::create_collection(std::string_view name) {
-  if (!next_collection_id_) {
-    auto next = s_.read_next_collection_id(rocksdb::ReadOptions());
-    if (!next) return std::move(next).error();
-    next_collection_id_ = *next;
-  }
-  std::uint32_t id = *next_collection_id_;
-  if (id >= 0xfffffffeU) return make_error("store `" + s_.path + "` has run out of collection ids");
-  auto entry = to_bson(document{field{"id", value(static_cast<std::int64_t>(id))}});
-  if (!entry) return std::move(entry).error();
-  batch_.Put(s_.meta, catalog_key(name), *entry);
-  next_collection_id_ = id + 1;
-  std::string next_bytes;
-  put_u32(next_bytes, id + 1);
-  batch_.Put(s_.meta, slice(k_meta_next_collection), next_bytes);
-  put_count(id, 0);
-  if (auto l = log("create_collection", name); !l) return std::move(l).error();
-  return catalog_entry{std::string(name), id, 0};
-}
-
-void write_txn::put_count(std::uint32_t collection_id, std::uint64_t documents) {
-  std::string bytes;
-  put_u64(bytes, documents);
-  batch_.Put(s_.meta, count_key(collection_id), bytes);
-}
-
-status write_txn::commit() {
-  if (batch_.Count() == 0) return {};
-  if (seq_ != s_.last_seq) {
-    std::string seq_bytes, batch_bytes;
-    put_u64(seq_bytes, seq_);
-    put_u64(batch_bytes, batch_id_);
-    batch_.Put(s_.meta, slice(k_meta_last_seq), seq_bytes);
-    batch_.Put(s_.meta, slice(k_meta_last_batch), batch_bytes);
-  }
-  rocksdb::WriteOptions wo;
-  wo.sync = true;  // the call returns only once the batch is in the fsynced WAL
-  auto st = s_.db->Write(wo, &batch_);
-  if (!st.ok()) return storage_error(s_.path, "write", st);
-  if (seq_ != s_.last_seq) {
-    s_.last_seq = seq_;
-    s_.last_batch = batch_id_;
-  }
   return {};
 }
 

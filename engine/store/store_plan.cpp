@@ -1,7 +1,8 @@
 // omgdb engine — plan_update: an update computed without writing documents.
 //
-// The plan is computed under the writer mutex (so it sees a state no write is halfway
-// through) and persisted as one meta record, `plan/<token>`, written with sync = true. It
+// The plan is computed on a write session (its writer lock: it sees a state no write is
+// halfway through) and persisted as one meta record, `plan/<token>`, that the session
+// commits with sync = true. It
 // holds the matched `_id`s with a fingerprint of each document's stored BSON, so apply can
 // tell exactly which documents changed since. A plan is not data: it is written outside the
 // op-log and is not part of dump().
@@ -124,10 +125,9 @@ result<store::plan_result> store::plan_update(std::string_view collection, const
   const bool positional = spec->uses_positional();
 
   auto& s = *impl_;
-  std::lock_guard lock(s.writer);
-  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  write_session w(s, control);  // the plan sees a state no write is halfway through
+  auto found = w.existing(collection);
   if (!found) return std::move(found).error();
-  if (!found->has_value()) return s.unknown_collection(collection);
 
   plan_record plan{std::string(collection), request.filter, request.update, request.array_filters, {}, 0, {}};
   plan.created_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -152,7 +152,7 @@ result<store::plan_result> store::plan_update(std::string_view collection, const
       if (auto r = check_document_rules(next->doc); !r) {
         return make_error(r.error().message + " (document with _id " + to_json(*id) + ")");
       }
-      if (auto v = check_rules(s, **found, next->doc); !v) return std::move(v).error();  // validation
+      if (auto v = w.validate(**found, next->doc); !v) return std::move(v).error();  // validation
       ++out.would_modify;
     }
     plan.matches.emplace_back(*id, content_hash(d.bytes));
@@ -166,10 +166,11 @@ result<store::plan_result> store::plan_update(std::string_view collection, const
   auto bytes = encode_plan(plan);
   if (!bytes) return make_error("the plan is too large to store (" + bytes.error().message + "); narrow the filter");
   out.token = random_hex128();
-  rocksdb::WriteOptions wo;
-  wo.sync = true;
-  auto w = s.db->Put(wo, s.meta, std::string(k_meta_plan_prefix) + out.token, *bytes);
-  if (!w.ok()) return storage_error(s.path, "write", w);
+  // Not op-logged: the session commits it without advancing the sequence.
+  if (auto p = w.batch().put(s.meta, std::string(k_meta_plan_prefix) + out.token, *bytes); !p) {
+    return std::move(p).error();
+  }
+  if (auto c = w.commit(); !c) return std::move(c).error();
   return out;
 }
 

@@ -1,8 +1,9 @@
 // omgdb engine — apply a plan exactly once; roll a change back at most once.
 //
-// Both run under the writer mutex, check everything first and then write one change_batch
-// (documents, op-log records carrying the change id, meta records) with sync = true; a
-// refused call writes nothing at all, so the store stays byte-for-byte as it was.
+// Both run on one write session (the writer lock), check everything first and then build
+// the session's batch (documents, op-log records carrying the change id, meta records),
+// committed with sync = true; a refused call writes nothing at all, so the store stays
+// byte-for-byte as it was.
 #include <bson/bson.h>
 
 #include <chrono>
@@ -122,10 +123,22 @@ struct staged_write {
   std::string after;
 };
 
-status put_meta(change_batch& cb, rocksdb::ColumnFamilyHandle* meta, std::string key,
-                const result<std::string>& bytes) {
+status put_meta(write_session& w, std::string key, const result<std::string>& bytes) {
   if (!bytes) return bytes.error();
-  cb.batch().Put(meta, key, *bytes);
+  return w.batch().put(w.target().meta, key, *bytes);
+}
+
+// Stages the document writes of an apply or rollback: index entries, documents, op-log
+// records (carrying the change id set by mark_change).
+status stage_writes(write_session& w, const catalog_entry& c, const std::vector<staged_write>& writes,
+                    std::string_view refused) {
+  for (const auto& sw : writes) {
+    if (auto x = w.index_bytes(c, sw.before, sw.after); !x) {
+      return make_error(x.error().message + "; " + std::string(refused));  // indexes
+    }
+    if (auto p = w.batch().put(w.target().docs, sw.key, sw.after); !p) return p;
+    if (auto l = w.log("update", c.name, &sw.id, sw.before, sw.after); !l) return l;
+  }
   return {};
 }
 
@@ -133,7 +146,7 @@ status put_meta(change_batch& cb, rocksdb::ColumnFamilyHandle* meta, std::string
 
 result<store::apply_result> store::apply(std::string_view token, const scan_control& control) {
   auto& s = *impl_;
-  std::lock_guard lock(s.writer);
+  write_session w(s, control);
   auto plan = read_plan(s, token);
   if (!plan) return std::move(plan).error();
   if (!plan->has_value()) {
@@ -144,9 +157,9 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
     return make_error("plan `" + std::string(token) + "` was already applied as change `" + *p.applied +
                       "`; a plan applies exactly once");
   }
-  auto found = s.lookup(rocksdb::ReadOptions(), p.collection);
+  auto found = w.collection(p.collection, false);
   if (!found) return std::move(found).error();
-  if (!found->has_value()) {
+  if (*found == nullptr) {
     return make_error("collection " + quoted_name(p.collection) + " of plan `" + std::string(token) +
                       "` no longer exists; nothing was applied");
   }
@@ -184,7 +197,7 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
     if (!next) return make_error(next.error().message + " (document with _id " + to_json(*id) + ")");
     if (!next->changed) return true;
     if (auto r = check_document_rules(next->doc); !r) return std::move(r).error();
-    if (auto v = check_rules(s, **found, next->doc); !v) {
+    if (auto v = w.validate(**found, next->doc); !v) {
       return make_error(v.error().message + "; nothing was applied");  // validation
     }
     auto bytes = to_bson(next->doc);
@@ -205,32 +218,26 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
   }
 
   apply_result out{random_hex128(), p.matches.size(), writes.size()};
-  change_batch cb(s, out.change_id);
-  change_record change{std::string(token), p.collection, cb.batch_id(), 0, 0, now, {}, std::nullopt, 0};
-  for (const auto& w : writes) {
-    if (auto x = cb.index(**found, w.before, w.after); !x) {
-      return make_error(x.error().message + "; nothing was applied");  // indexes
-    }
-    cb.batch().Put(s.docs, w.key, w.after);
-    if (auto l = cb.log_update(p.collection, w.id, w.before, w.after, false); !l) return std::move(l).error();
-    change.docs.push_back({w.id, content_hash(w.before), content_hash(w.after)});
-  }
-  change.first_seq = cb.first_seq();
-  change.last_seq = cb.last_seq();
+  w.mark_change(out.change_id, false);
+  change_record change{std::string(token), p.collection, w.batch_id(), 0, 0, now, {}, std::nullopt, 0};
+  if (auto sw = stage_writes(w, **found, writes, "nothing was applied"); !sw) return std::move(sw).error();
+  for (const auto& sw : writes) change.docs.push_back({sw.id, content_hash(sw.before), content_hash(sw.after)});
+  change.first_seq = w.first_seq();
+  change.last_seq = w.last_seq();
   p.applied = out.change_id;
-  if (auto m = put_meta(cb, s.meta, std::string(k_meta_plan_prefix) + std::string(token), encode_plan(p)); !m) {
+  if (auto m = put_meta(w, std::string(k_meta_plan_prefix) + std::string(token), encode_plan(p)); !m) {
     return std::move(m).error();
   }
-  if (auto m = put_meta(cb, s.meta, std::string(k_meta_change_prefix) + out.change_id, encode_change(change)); !m) {
+  if (auto m = put_meta(w, std::string(k_meta_change_prefix) + out.change_id, encode_change(change)); !m) {
     return make_error("the change record is too large to store: " + m.error().message);
   }
-  if (auto c = cb.commit(); !c) return std::move(c).error();
+  if (auto c = w.commit(); !c) return std::move(c).error();
   return out;
 }
 
 result<store::rollback_result> store::rollback(std::string_view change_id, const scan_control& control) {
   auto& s = *impl_;
-  std::lock_guard lock(s.writer);
+  write_session w(s, control);
   auto found_change = read_change(s, change_id);
   if (!found_change) return std::move(found_change).error();
   if (!found_change->has_value()) {
@@ -241,9 +248,9 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
     return make_error("change `" + std::string(change_id) +
                       "` was already rolled back; a change is rolled back at most once");
   }
-  auto found = s.lookup(rocksdb::ReadOptions(), c.collection);
+  auto found = w.collection(c.collection, false);
   if (!found) return std::move(found).error();
-  if (!found->has_value()) {
+  if (*found == nullptr) {
     return make_error("collection " + quoted_name(c.collection) + " of change `" + std::string(change_id) +
                       "` no longer exists; nothing was rolled back");
   }
@@ -289,7 +296,7 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
     }
     auto restored = from_bson(image->second);
     if (!restored) return corrupt_document(c.collection, std::string_view(key).substr(4), restored.error());
-    if (auto v = check_rules(s, **found, *restored); !v) {
+    if (auto v = w.validate(**found, *restored); !v) {
       return make_error(v.error().message + "; nothing was rolled back");  // validation
     }
     writes.push_back({std::move(key), e.id, std::move(current), image->second});
@@ -299,21 +306,14 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
                       conflict_text({{"changed after the apply", changed}, {"deleted after the apply", deleted}}));
   }
 
-  change_batch cb(s, std::string(change_id));
-  for (const auto& w : writes) {
-    if (auto x = cb.index(**found, w.before, w.after); !x) {
-      return make_error(x.error().message + "; nothing was rolled back");  // indexes
-    }
-    cb.batch().Put(s.docs, w.key, w.after);
-    if (auto l = cb.log_update(c.collection, w.id, w.before, w.after, true); !l) return std::move(l).error();
-  }
+  w.mark_change(std::string(change_id), true);
+  if (auto sw = stage_writes(w, **found, writes, "nothing was rolled back"); !sw) return std::move(sw).error();
   c.rolled_back_millis = now_millis();
-  c.rolled_back_batch = cb.batch_id();
-  if (auto m = put_meta(cb, s.meta, std::string(k_meta_change_prefix) + std::string(change_id), encode_change(c));
-      !m) {
+  c.rolled_back_batch = w.batch_id();
+  if (auto m = put_meta(w, std::string(k_meta_change_prefix) + std::string(change_id), encode_change(c)); !m) {
     return std::move(m).error();
   }
-  if (auto commit = cb.commit(); !commit) return std::move(commit).error();
+  if (auto commit = w.commit(); !commit) return std::move(commit).error();
   return rollback_result{std::string(change_id), writes.size()};
 }
 

@@ -120,20 +120,17 @@ document sort_values(const sort_spec& sort, const array& key) {
 }  // namespace
 
 result<std::optional<document>> store::get(std::string_view collection, const value& id) const {
-  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
-  snapshot_guard snap(impl_->db);
-  auto ro = snap.read_options();
-  auto entry = impl_->lookup(ro, collection, /*with_count=*/false);
+  read_view view(*impl_);
+  auto entry = view.collection(collection, /*with_count=*/false);
   if (!entry) return std::move(entry).error();
   if (!entry->has_value()) return std::optional<document>{};
-  return impl_->read_document(ro, collection, (*entry)->id, id);
+  return impl_->read_document(view.options(), collection, (*entry)->id, id);
 }
 
 result<std::optional<std::string>> store::get_json(std::string_view collection, const value& id) const {
-  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
-  snapshot_guard snap(impl_->db);
-  auto ro = snap.read_options();
-  auto entry = impl_->lookup(ro, collection, /*with_count=*/false);
+  read_view view(*impl_);
+  const auto ro = view.options();
+  auto entry = view.collection(collection, /*with_count=*/false);
   if (!entry) return std::move(entry).error();
   if (!entry->has_value()) return std::optional<std::string>{};
   const std::string key = doc_key((*entry)->id, id);

@@ -1,7 +1,7 @@
 // omgdb engine — update_one, update_many, delete_many, find_one_and_update.
 //
-// Each call compiles its filter and update, takes the writer mutex, runs on one
-// write_session (documents in `_id` order, bounds checked as it goes) and commits once.
+// Each call compiles its filter and update and runs on one write_session (the writer lock,
+// documents in `_id` order, bounds and the write budget checked as it goes), committed once.
 // Any error before the commit leaves the database untouched.
 #include "engine/value/ejson.hpp"
 #include "engine/query/filter.hpp"
@@ -184,7 +184,6 @@ write_bounds bounds_of(const store::update_request& r) {
 result<store::update_result> store::update_one(std::string_view collection,
                                                const update_request& request,
                                                const scan_control& control) {
-  std::lock_guard lock(impl_->writer);
   write_session w(*impl_, control);
   auto r = run_update(w, collection, request, false, bounds_of(request));
   if (!r) return r;
@@ -195,7 +194,6 @@ result<store::update_result> store::update_one(std::string_view collection,
 result<store::update_result> store::update_many(std::string_view collection,
                                                 const update_request& request,
                                                 const scan_control& control) {
-  std::lock_guard lock(impl_->writer);
   write_session w(*impl_, control);
   w.no_read_back();  // one step, no upsert: nothing reads the session afterwards
   auto r = run_update(w, collection, request, true, bounds_of(request));
@@ -206,7 +204,6 @@ result<store::update_result> store::update_many(std::string_view collection,
 
 result<std::uint64_t> store::delete_many(std::string_view collection, const delete_request& request,
                                          const scan_control& control) {
-  std::lock_guard lock(impl_->writer);
   write_session w(*impl_, control);
   w.no_read_back();  // one step: nothing reads the session afterwards
   write_bounds b;
@@ -222,7 +219,6 @@ result<store::find_and_update_result> store::find_one_and_update(std::string_vie
                                                                  const update_request& request,
                                                                  const scan_control& control) {
   if (request.upsert_document) return make_error("find_one_and_update does not upsert");
-  std::lock_guard lock(impl_->writer);
   write_session w(*impl_, control);
   find_and_update_result images;
   auto r = run_update(w, collection, request, false, bounds_of(request), &images);

@@ -2,7 +2,7 @@
 //
 // Reads merge the database (latest state; the caller holds the writer mutex, so nothing else
 // changes it) with an in-memory overlay of this call's writes, key by key in docs-key order,
-// which is `_id` order. Writes go to the overlay and to one write_txn committed at the end.
+// which is `_id` order. Writes go to the overlay and to the session's one batch.
 #include <bson/bson.h>
 
 #include <chrono>
@@ -137,35 +137,6 @@ status rules_checker::check(const catalog_entry& c, const document& doc) {
   return check_rules(s_, c, doc);
 }
 
-write_session::write_session(store::impl& s, const scan_control& control)
-    : s_(s),
-      control_(control),
-      txn_(s),
-      rules_(s),
-      now_millis_(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count()) {}
-
-result<catalog_entry*> write_session::collection(std::string_view name, bool create) {
-  if (auto it = collections_.find(name); it != collections_.end()) return &it->second;
-  if (auto n = check_collection_name(name); !n) return std::move(n).error();
-  auto found = s_.lookup(rocksdb::ReadOptions(), name);
-  if (!found) return std::move(found).error();
-  catalog_entry entry;
-  if (found->has_value()) {
-    entry = std::move(**found);
-  } else if (!create) {
-    return static_cast<catalog_entry*>(nullptr);
-  } else {
-    auto created = txn_.create_collection(name);
-    if (!created) return std::move(created).error();
-    entry = std::move(*created);
-  }
-  base_counts_.emplace(std::string(name), entry.documents);
-  auto [it, inserted] = collections_.emplace(std::string(name), std::move(entry));
-  return &it->second;
-}
-
 result<std::string> last_doc_key(const store::impl& s, std::uint32_t collection_id) {
   const std::string lower = docs_prefix(collection_id);
   const std::string upper = docs_prefix(collection_id + 1);
@@ -293,27 +264,33 @@ result<std::optional<session_doc>> write_session::get(const catalog_entry& c, co
   return std::optional<session_doc>(session_doc{std::move(key), std::move(**raw), std::move(*doc)});
 }
 
-status write_session::log_write(const catalog_entry& c, std::string_view op, const value* id,
-                                std::string_view before, std::string_view after) {
-  return txn_.log(op, c.name, id, before, after);
+status write_session::remember(std::string key, std::optional<std::string> bytes) {
+  const std::size_t size = key.size() + (bytes ? bytes->size() : 0);
+  const std::size_t before = overlay_.size();
+  auto it = overlay_.try_emplace(overlay_.end(), std::move(key));  // keys mostly ascend: hinted
+  if (overlay_.size() == before) batch_.release(it->first.size() + (it->second ? it->second->size() : 0));
+  it->second = std::move(bytes);
+  return batch_.hold(size);
 }
 
 result<value> write_session::insert(catalog_entry& c, document doc) {
   auto id = prepare_new_document(doc);
   if (!id) return std::move(id).error();
-  if (auto v = rules_.check(c, doc); !v) return std::move(v).error();  // validation
   std::string key = doc_key(c.id, *id);
   auto existing = holds(c, key);
   if (!existing) return std::move(existing).error();
   if (*existing) {
     return make_error("duplicate _id " + to_json(*id) + " in collection `" + c.name + "`");
   }
+  if (auto v = rules_.check(c, doc); !v) return std::move(v).error();  // validation
   auto bytes = encode_document(doc);
   if (!bytes) return std::move(bytes).error();
-  if (auto x = txn_.index(c, nullptr, &doc); !x) return std::move(x).error();  // indexes
-  txn_.batch().Put(s_.docs, key, *bytes);
-  if (auto l = log_write(c, "insert", &*id, {}, *bytes); !l) return std::move(l).error();
-  overlay_.insert_or_assign(overlay_.end(), std::move(key), std::move(*bytes));  // keys mostly ascend
+  if (auto x = index(c, nullptr, &doc); !x) return std::move(x).error();  // indexes
+  if (auto p = batch_.put(s_.docs, key, *bytes); !p) return std::move(p).error();
+  if (auto l = log("insert", c.name, &*id, {}, *bytes); !l) return std::move(l).error();
+  // Without read-back only the key is kept: enough to find a duplicate `_id` later.
+  if (!read_back_) bytes->clear();
+  if (auto r = remember(std::move(key), std::move(*bytes)); !r) return std::move(r).error();
   ++c.documents;
   ++mutations_;
   return id;
@@ -326,24 +303,20 @@ result<bool> write_session::overwrite(const catalog_entry& c, const session_doc&
   if (!bytes) return std::move(bytes).error();
   if (*bytes == old.bytes) return false;
   if (auto v = rules_.check(c, next); !v) return std::move(v).error();  // validation
-  if (auto x = txn_.index(c, &old.doc, &next); !x) return std::move(x).error();  // indexes
-  txn_.batch().Put(s_.docs, old.key, *bytes);
-  if (auto l = log_write(c, op, find_field(old.doc, "_id"), old.bytes, *bytes); !l) {
-    return std::move(l).error();
-  }
-  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::move(*bytes));  // scans ascend
-  ++mutations_;
-  return true;
+  if (auto x = index(c, &old.doc, &next); !x) return std::move(x).error();  // indexes
+  return overwrite_bytes(c, old, std::move(*bytes), op, find_field(old.doc, "_id"));
 }
 
 result<bool> write_session::overwrite_bytes(const catalog_entry& c, const session_doc& old, std::string bytes,
-                                            std::string_view op) {
+                                            std::string_view op, const value* id) {
   if (bytes == old.bytes) return false;
-  txn_.batch().Put(s_.docs, old.key, bytes);
-  value id;  // as find_field(old.doc, "_id") would give it: the op-log record copies it
-  const bool has_id = bson_get_field(old.bytes, "_id", id);
-  if (auto l = log_write(c, op, has_id ? &id : nullptr, old.bytes, bytes); !l) return std::move(l).error();
-  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::move(bytes));  // scans ascend
+  if (auto p = batch_.put(s_.docs, old.key, bytes); !p) return std::move(p).error();
+  value stored_id;  // as find_field(old.doc, "_id") would give it: the op-log record copies it
+  if (id == nullptr && bson_get_field(old.bytes, "_id", stored_id)) id = &stored_id;
+  if (auto l = log(op, c.name, id, old.bytes, bytes); !l) return std::move(l).error();
+  if (read_back_) {
+    if (auto r = remember(old.key, std::move(bytes)); !r) return std::move(r).error();
+  }
   ++mutations_;
   return true;
 }
@@ -358,23 +331,15 @@ result<bool> write_session::bare(const catalog_entry& c) {
 }
 
 status write_session::remove(catalog_entry& c, const session_doc& old) {
-  if (auto x = txn_.index(c, &old.doc, nullptr); !x) return x;  // indexes
-  txn_.batch().Delete(s_.docs, old.key);
-  if (auto l = log_write(c, "delete", find_field(old.doc, "_id"), old.bytes, {}); !l) return l;
-  if (read_back_) overlay_.insert_or_assign(overlay_.end(), old.key, std::nullopt);
+  if (auto x = index(c, &old.doc, nullptr); !x) return x;  // indexes
+  if (auto d = batch_.del(s_.docs, old.key); !d) return d;
+  if (auto l = log("delete", c.name, find_field(old.doc, "_id"), old.bytes, {}); !l) return l;
+  if (read_back_) {
+    if (auto r = remember(old.key, std::nullopt); !r) return r;
+  }
   if (c.documents > 0) --c.documents;
   ++mutations_;
   return {};
-}
-
-status write_session::commit() {
-  for (const auto& [name, entry] : collections_) {
-    auto base = base_counts_.find(name);
-    if (base == base_counts_.end() || base->second != entry.documents) {
-      txn_.put_count(entry.id, entry.documents);
-    }
-  }
-  return txn_.commit();
 }
 
 }  // namespace omgdb::engine::detail

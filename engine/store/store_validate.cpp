@@ -109,20 +109,12 @@ result<store::define_result> store::define_collection(std::string_view collectio
   auto bytes = to_bson(spec);
   if (!bytes) return std::move(bytes).error();
   auto& s = *impl_;
-  std::lock_guard lock(s.writer);
-  auto found = s.lookup(rocksdb::ReadOptions(), collection);
+  write_session w(s);
+  auto found = w.collection(collection, true);
   if (!found) return std::move(found).error();
-  write_txn txn(s);
+  const catalog_entry& entry = **found;
   define_result out;
-  catalog_entry entry;
-  if (found->has_value()) {
-    entry = std::move(**found);
-  } else {
-    auto created = txn.create_collection(collection);
-    if (!created) return std::move(created).error();
-    entry = std::move(*created);
-    out.created = true;
-  }
+  out.created = w.created(entry);
   // spec.unique: unique indexes, built in this same atomic batch (existing ones are kept).
   bool new_indexes = false;
   if (auto u = unique_specs(spec); !u) {
@@ -131,7 +123,7 @@ result<store::define_result> store::define_collection(std::string_view collectio
     auto next_id = read_next_index_id(s);
     if (!next_id) return std::move(next_id).error();
     for (auto& one : *u) {
-      auto staged = stage_index(s, txn, entry, out.created, std::move(one), false, *next_id, {});
+      auto staged = stage_index(w, entry, out.created, std::move(one), false, *next_id, {});
       if (!staged) return make_error("spec.unique: " + staged.error().message);
       new_indexes = new_indexes || staged->created;
     }
@@ -142,32 +134,31 @@ result<store::define_result> store::define_collection(std::string_view collectio
   out.removed = spec.empty();
   if (out.removed) {
     if (before.empty() && !out.created) return out;  // nothing to remove
-    txn.batch().Delete(s.meta, rules_key(entry.id));
+    if (auto d = w.batch().del(s.meta, rules_key(entry.id)); !d) return std::move(d).error();
   } else {
     if (before == *bytes) {  // the same rules: nothing to write but new indexes
       if (new_indexes) {
-        if (auto c = txn.commit(); !c) return std::move(c).error();
+        if (auto c = w.commit(); !c) return std::move(c).error();
       }
       return out;
     }
-    txn.batch().Put(s.meta, rules_key(entry.id), *bytes);
+    if (auto p = w.batch().put(s.meta, rules_key(entry.id), *bytes); !p) return std::move(p).error();
   }
   if (!before.empty() || !out.removed) {
-    if (auto l = txn.log("define_collection", collection, nullptr, before, out.removed ? "" : *bytes); !l) {
+    if (auto l = w.log("define_collection", collection, nullptr, before, out.removed ? "" : *bytes); !l) {
       return std::move(l).error();
     }
   }
-  if (auto c = txn.commit(); !c) return std::move(c).error();
+  if (auto c = w.commit(); !c) return std::move(c).error();
   return out;
 }
 
 result<std::optional<document>> store::collection_rules(std::string_view collection) const {
-  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
-  snapshot_guard snap(impl_->db);
-  auto entry = impl_->lookup(snap.read_options(), collection);
+  read_view view(*impl_);
+  auto entry = view.collection(collection);
   if (!entry) return std::move(entry).error();
   if (!entry->has_value()) return std::optional<document>();
-  auto bytes = read_rules(*impl_, snap.read_options(), (*entry)->id);
+  auto bytes = read_rules(*impl_, view.options(), (*entry)->id);
   if (!bytes) return std::move(bytes).error();
   if (!bytes->has_value()) return std::optional<document>();
   auto spec = from_bson(**bytes);
@@ -177,12 +168,10 @@ result<std::optional<document>> store::collection_rules(std::string_view collect
 
 result<store::validate_report> store::validate(std::string_view collection, std::size_t max_documents,
                                                const scan_control& control) const {
-  if (auto n = check_collection_name(collection); !n) return std::move(n).error();
-  snapshot_guard snap(impl_->db);
-  auto entry = impl_->lookup(snap.read_options(), collection);
+  read_view view(*impl_);
+  auto entry = view.existing(collection);
   if (!entry) return std::move(entry).error();
-  if (!entry->has_value()) return impl_->unknown_collection(collection);
-  auto bytes = read_rules(*impl_, snap.read_options(), (*entry)->id);
+  auto bytes = read_rules(*impl_, view.options(), entry->id);
   if (!bytes) return std::move(bytes).error();
   if (!bytes->has_value()) {
     return make_error("collection " + quoted_name(collection) +
@@ -192,7 +181,7 @@ result<store::validate_report> store::validate(std::string_view collection, std:
   if (!rules) return std::move(rules).error();
   validate_report report;
   std::optional<failure> unchecked;  // a document the rules could not decide: the error
-  collection_scan scan(*impl_, snap, collection, **entry, control);
+  collection_scan scan(*impl_, view.snapshot(), collection, *entry, control);
   auto st = scan.run(nullptr, [&](document&& doc) {
     ++report.checked;
     auto found = (*rules)->check(doc, k_validate_max_reasons);
