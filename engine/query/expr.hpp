@@ -17,16 +17,21 @@
 //    operand that is null or missing makes the result null. Decimal128 operands are refused
 //    (an error, not a wrong answer).
 // Supported: literals, "$path", "$$ROOT" / "$$CURRENT" (optionally followed by ".path"),
-// {$literal}, arrays and documents of expressions, $eq $ne $gt $gte $lt $lte $cmp,
-// $and $or $not, $cond (array or {if, then, else}), $ifNull, $add $subtract $multiply
-// $divide $mod $abs $ceil $floor $round $trunc. See docs/query-language.md.
+// {$literal}, arrays and documents of expressions, comparison, boolean, conditional,
+// arithmetic, string, array, set, object, type and date operators, $let and the variables
+// bound by $let / $map / $filter / $reduce. With expression_options::system_variables (the
+// aggregation pipeline) also $$NOW and $$REMOVE. The list with examples is
+// docs/aggregation.md; the `$expr` subset in docs/query-language.md.
 //
 // Thread safety: a compiled expression is immutable; evaluate it from any number of threads.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "common/result.hpp"
 #include "engine/value/value.hpp"
@@ -45,6 +50,23 @@ class expression_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What an expression may refer to besides the document.
+struct expression_options {
+  // Names of variables the caller binds at evaluation time (`$lookup`'s `let`), in the order
+  // of eval_env::variables. Each must start with a lower-case letter.
+  std::vector<std::string> variables;
+  // $$NOW and $$REMOVE (the aggregation pipeline). Off for `$expr` in find filters, where
+  // only $$ROOT and $$CURRENT exist.
+  bool system_variables = false;
+};
+
+// Per-evaluation inputs: the values of expression_options::variables (same order; a shorter
+// list leaves the rest missing) and the clock for $$NOW.
+struct eval_env {
+  const std::vector<value>* variables = nullptr;
+  std::int64_t now_millis = 0;
+};
+
 class expression {
  public:
   expression();  // evaluates to missing
@@ -58,14 +80,20 @@ class expression {
   // arguments, got 3", "unknown variable `$$NOW` …", "field path `$a..b` has an empty
   // component", "an operator object must have exactly one field, got `$add`, `x`".
   static result<expression> compile(const value& spec);
+  static result<expression> compile(const value& spec, const expression_options& options);
 
   // Evaluates against `root` ($$ROOT and $$CURRENT); run-time errors come back as failures.
   result<expr_value> evaluate(const document& root) const;
+  result<expr_value> evaluate(const document& root, const eval_env& env) const;
+  // As evaluate, but a run-time error is thrown as expression_error (inner loops of the
+  // pipeline, which convert at their edge).
+  expr_value eval_or_throw(const document& root, const eval_env& env) const;
 
   struct node;
 
  private:
   std::shared_ptr<const node> root_;
+  int slots_ = 0;  // variables: the caller's first, then $let / $map / … bindings
 };
 
 // Aggregation comparison of two expression values: BSON order across types, missing below
