@@ -73,7 +73,7 @@ std::string arguments(int n) { return std::to_string(n) + (n == 1 ? " argument" 
 
 const op_info* find_op(std::string_view name) {
   static const op_table tables[] = {core_ops(),  arith_ops(), string_ops(), regex_ops(), array_ops(),
-                                    set_ops(),   object_ops(), type_ops(),  date_ops()};
+                                    set_ops(),   object_ops(), type_ops(),  date_ops(),  accum_ops()};
   for (const op_table& t : tables) {
     for (const op_info* op = t.begin; op != t.end; ++op) {
       if (op->name == name) return op;

@@ -100,6 +100,24 @@ class expression {
 // null (and above MinKey), missing equal to missing. Returns <0, 0 or >0.
 int compare_expr(const expr_value& a, const expr_value& b);
 
+// MongoDB's sum of numbers, shared by the $sum / $avg expressions and accumulators:
+// int + int stays int, or becomes long when it overflows; a long overflow continues in
+// double; any double makes the sum a double. Non-numbers are ignored; decimal128 values
+// throw expression_error (not supported yet).
+class numeric_sum {
+ public:
+  void add(const value& v);
+  value total() const;
+  double as_double() const;
+  std::uint64_t count() const noexcept { return count_; }  // numbers added
+
+ private:
+  int width_ = 0;  // 0 int, 1 long, 2 double
+  std::int64_t long_ = 0;
+  long double double_ = 0;
+  std::uint64_t count_ = 0;
+};
+
 // Aggregation truthiness (false, null, missing and numeric zero are false).
 bool expr_truthy(const expr_value& v);
 

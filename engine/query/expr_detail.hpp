@@ -82,6 +82,7 @@ op_table set_ops();     // expr_set.cpp
 op_table object_ops();  // expr_object.cpp
 op_table type_ops();    // expr_type.cpp
 op_table date_ops();    // expr_date.cpp
+op_table accum_ops();   // expr_accum.cpp: $sum $avg $min $max $stdDev* over arrays
 
 // The compiler, shared with the binding operators of expr_bind.cpp.
 class compiler {
@@ -109,6 +110,18 @@ class compiler {
 // is not one of them.
 result<node_ptr> compile_binding(compiler& c, const std::string& name, const value& arg,
                                  bool& handled);
+
+// A time zone (expr_tz.cpp): a fixed UTC offset, or an Olson zone's transitions.
+struct time_zone {
+  std::vector<std::int64_t> times;     // transition instants, seconds since the epoch
+  std::vector<std::uint8_t> types;     // per transition: index into offsets
+  std::vector<std::int32_t> offsets;   // seconds east of UTC
+  std::int32_t fixed = 0;              // the offset before any transition (or always)
+  std::int32_t offset_at(std::int64_t utc_millis) const;  // seconds east of UTC
+  std::int64_t to_utc(std::int64_t local_millis) const;   // a wall-clock time to an instant
+};
+// "UTC", "+05:30", "Europe/Paris", …; an unknown zone throws expression_error.
+const time_zone& find_zone(const std::string& name);
 
 // MongoDB's name of a value's type in messages ("string", "int", "double", "date", …).
 std::string type_name(const value& v);
