@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "engine/aggregate/accumulators.hpp"
+#include "engine/aggregate/stage.hpp"
 #include "engine/index/keystring.hpp"
 
 namespace omgdb::engine::aggregate_detail {

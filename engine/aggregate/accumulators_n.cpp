@@ -5,7 +5,7 @@
 #include <cmath>
 #include <deque>
 
-#include "engine/aggregate/accumulators.hpp"
+#include "engine/aggregate/stage.hpp"
 
 namespace omgdb::engine::aggregate_detail {
 namespace {
@@ -86,7 +86,7 @@ struct best_n final : accumulator_state {
     trim();
     if (single) return items.empty() ? value() : items.front().out;
     array out;
-    for (entry& e : items) out.push_back(std::move(e.out));
+    for (const entry& e : items) out.push_back(e.out);  // finish() may be called again (windows)
     if (a.op == "$bottomN") std::reverse(out.begin(), out.end());  // in sort order
     return value(std::move(out));
   }

@@ -1,6 +1,4 @@
-// The streaming stages: $match, $limit, $skip, $count, $replaceRoot / $replaceWith, $redact,
-// and $sample (which holds its sample).
-#include <random>
+// The streaming stages: $match, $limit, $skip, $count, $replaceRoot / $replaceWith, $redact.
 #include <utility>
 
 #include "engine/aggregate/stage.hpp"
@@ -192,43 +190,6 @@ struct redact_stage final : stage {
   }
 };
 
-// --- $sample -------------------------------------------------------------------------------
-
-// Reservoir sampling (Algorithm R) with std::mt19937_64 seeded by pipeline_options::
-// sample_seed: the same input in the same order and the same seed give the same sample.
-struct sample_stage final : stage {
-  std::uint64_t size = 0;
-  cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    std::mt19937_64 rng(ctx.options->sample_seed);
-    std::vector<document> kept;
-    std::vector<std::size_t> bytes;
-    memory_budget budget("$sample", ctx);
-    std::uint64_t seen = 0;
-    document d;
-    while (input->next(d)) {
-      ctx.poll();
-      ++seen;
-      std::size_t slot = kept.size();
-      if (kept.size() >= size) {
-        slot = static_cast<std::size_t>(std::uniform_int_distribution<std::uint64_t>(0, seen - 1)(rng));
-        if (slot >= size) continue;
-        budget.release(bytes[slot]);
-      }
-      const std::size_t b = approx_bytes(d);
-      budget.add(b);
-      if (slot == kept.size()) {
-        kept.push_back(std::move(d));
-        bytes.push_back(b);
-      } else {
-        kept[slot] = std::move(d);
-        bytes[slot] = b;
-      }
-      d = document{};
-    }
-    return vector_cursor(std::move(kept));
-  }
-};
-
 }  // namespace
 
 result<stage_ptr> compile_limit(const value& spec, const compile_ctx&) {
@@ -283,16 +244,6 @@ result<stage_ptr> compile_redact(const value& spec, const compile_ctx& ctx) {
   if (!e) return std::move(e).error();
   auto s = std::make_shared<redact_stage>();
   s->decide = std::move(*e);
-  return stage_ptr(s);
-}
-
-result<stage_ptr> compile_sample(const value& spec, const compile_ctx&) {
-  const value* size = spec.is_document() ? find_field(spec.as_document(), "size") : nullptr;
-  if (size == nullptr || spec.as_document().size() != 1) return make_error("takes exactly one field, `size`");
-  auto n = count_arg(*size, false, "`size`");
-  if (!n) return std::move(n).error();
-  auto s = std::make_shared<sample_stage>();
-  s->size = *n;
   return stage_ptr(s);
 }
 

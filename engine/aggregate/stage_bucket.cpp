@@ -5,7 +5,7 @@
 #include <cmath>
 #include <utility>
 
-#include "engine/aggregate/accumulators.hpp"
+#include "engine/aggregate/stage.hpp"
 
 namespace omgdb::engine::aggregate_detail {
 namespace {

@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "engine/aggregate/accumulators.hpp"
+#include "engine/aggregate/stage.hpp"
 #include "engine/index/keystring.hpp"
 
 namespace omgdb::engine::aggregate_detail {

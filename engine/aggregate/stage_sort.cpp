@@ -1,9 +1,10 @@
+// $sort and $sample, the stages that order or pick from all their input.
 // $sort: the order of engine/query/sort.hpp (ascending uses an array's smallest element,
 // descending its largest; missing sorts as null; `_id` then arrival order break ties). With
 // a `$limit` right after it only the top k are held (a bounded heap); otherwise every
 // document is held, within the stage's memory limit.
 #include <algorithm>
-#include <queue>
+#include <random>
 #include <utility>
 
 #include "engine/aggregate/stage.hpp"
@@ -59,6 +60,43 @@ struct sort_stage final : stage {
   }
 };
 
+// --- $sample -------------------------------------------------------------------------------
+
+// Reservoir sampling (Algorithm R) with std::mt19937_64 seeded by pipeline_options::
+// sample_seed: the same input in the same order and the same seed give the same sample.
+struct sample_stage final : stage {
+  std::uint64_t size = 0;
+  cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
+    std::mt19937_64 rng(ctx.options->sample_seed);
+    std::vector<document> kept;
+    std::vector<std::size_t> bytes;
+    memory_budget budget("$sample", ctx);
+    std::uint64_t seen = 0;
+    document d;
+    while (input->next(d)) {
+      ctx.poll();
+      ++seen;
+      std::size_t slot = kept.size();
+      if (kept.size() >= size) {
+        slot = static_cast<std::size_t>(std::uniform_int_distribution<std::uint64_t>(0, seen - 1)(rng));
+        if (slot >= size) continue;
+        budget.release(bytes[slot]);
+      }
+      const std::size_t b = approx_bytes(d);
+      budget.add(b);
+      if (slot == kept.size()) {
+        kept.push_back(std::move(d));
+        bytes.push_back(b);
+      } else {
+        kept[slot] = std::move(d);
+        bytes[slot] = b;
+      }
+      d = document{};
+    }
+    return vector_cursor(std::move(kept));
+  }
+};
+
 }  // namespace
 
 result<stage_ptr> compile_sort(const value& spec, const compile_ctx&) {
@@ -80,5 +118,17 @@ stage_ptr sort_with_limit(const stage_ptr& sort, std::uint64_t limit) {
 }
 
 bool is_sort(const stage_ptr& s) { return dynamic_cast<const sort_stage*>(s.get()) != nullptr; }
+
+result<stage_ptr> compile_sample(const value& spec, const compile_ctx&) {
+  const value* size = spec.is_document() ? find_field(spec.as_document(), "size") : nullptr;
+  if (size == nullptr || spec.as_document().size() != 1) return make_error("takes exactly one field, `size`");
+  const double n = size->is_number() && !size->is_decimal() ? size->number_as_double() : -1;
+  if (!(n >= 0) || n != static_cast<double>(static_cast<std::int64_t>(n)) || n > 9.2e18) {
+    return make_error("`size` must be a non-negative integer");
+  }
+  auto s = std::make_shared<sample_stage>();
+  s->size = static_cast<std::uint64_t>(n);
+  return stage_ptr(s);
+}
 
 }  // namespace omgdb::engine::aggregate_detail

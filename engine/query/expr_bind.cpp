@@ -1,5 +1,4 @@
-// The operators that bind variables ($let, $map, $filter, $reduce) and $switch, whose
-// arguments are not a flat list.
+// The operators that bind variables: $let, $map, $filter, $reduce.
 #include <string>
 #include <utility>
 
@@ -64,19 +63,7 @@ struct iterate_node final : expression::node {
   }
 };
 
-struct switch_node final : expression::node {
-  std::vector<std::pair<node_ptr, node_ptr>> branches;
-  node_ptr otherwise;
-  expr_value eval(eval_ctx& ctx) const override {
-    for (const auto& [c, then] : branches) {
-      if (expr_truthy(c->eval(ctx))) return then->eval(ctx);
-    }
-    if (!otherwise) {
-      fail("$switch could not find a matching branch for an input, and no default was specified.");
-    }
-    return otherwise->eval(ctx);
-  }
-};
+}  // namespace
 
 status only_keys(const std::string& op, const document& d, std::initializer_list<std::string_view> keys) {
   for (const field& f : d) {
@@ -92,6 +79,8 @@ result<node_ptr> required(compiler& c, const std::string& op, const document& d,
   if (v == nullptr) return make_error(quoted(op) + " is missing " + quoted(key));
   return c.compile(*v);
 }
+
+namespace {
 
 status variable_name(const std::string& op, const std::string& name) {
   const bool ok = !name.empty() && ((name[0] >= 'a' && name[0] <= 'z') || static_cast<unsigned char>(name[0]) >= 0x80);
@@ -161,28 +150,6 @@ result<node_ptr> compile_iterate(compiler& c, const std::string& op, const docum
   c.pop_scope(bound);
   if (!body) return std::move(body).error();
   n->body = std::move(*body);
-  return node_ptr(std::move(n));
-}
-
-result<node_ptr> compile_switch(compiler& c, const document& d) {
-  if (auto st = only_keys("$switch", d, {"branches", "default"}); !st) return std::move(st).error();
-  const value* b = find_field(d, "branches");
-  if (b == nullptr || !b->is_array()) return make_error("`$switch` needs `branches`, an array");
-  auto n = std::make_unique<switch_node>();
-  for (const value& br : b->as_array()) {
-    if (!br.is_document()) return make_error("`$switch`: each branch must be a document with `case` and `then`");
-    if (auto st = only_keys("$switch branch", br.as_document(), {"case", "then"}); !st) return std::move(st).error();
-    auto cs = required(c, "$switch branch", br.as_document(), "case");
-    if (!cs) return std::move(cs).error();
-    auto th = required(c, "$switch branch", br.as_document(), "then");
-    if (!th) return std::move(th).error();
-    n->branches.emplace_back(std::move(*cs), std::move(*th));
-  }
-  if (const value* def = find_field(d, "default")) {
-    auto e = c.compile(*def);
-    if (!e) return std::move(e).error();
-    n->otherwise = std::move(*e);
-  }
   return node_ptr(std::move(n));
 }
 

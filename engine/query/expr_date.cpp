@@ -13,36 +13,6 @@ namespace omgdb::engine::expr_detail {
 namespace {
 
 using i64 = std::int64_t;
-constexpr i64 k_day = 86'400'000;
-
-i64 floor_div(i64 a, i64 b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-struct parts {
-  i64 year;
-  unsigned month, day;
-  int hour, minute, second, millis;
-  int wday;  // 0 Sunday … 6 Saturday
-  int yday;  // 1 … 366
-  i64 days;  // local days since the epoch
-};
-
-parts breakdown(i64 local) {
-  parts p{};
-  p.days = floor_div(local, k_day);
-  const i64 ms = local - p.days * k_day;
-  const civil_date c = civil_from_days(p.days);
-  p.year = c.year;
-  p.month = c.month;
-  p.day = c.day;
-  p.hour = static_cast<int>(ms / 3'600'000);
-  p.minute = static_cast<int>(ms / 60'000 % 60);
-  p.second = static_cast<int>(ms / 1000 % 60);
-  p.millis = static_cast<int>(ms % 1000);
-  p.wday = static_cast<int>(((p.days + 4) % 7 + 7) % 7);
-  p.yday = static_cast<int>(p.days - days_from_civil(c.year, 1, 1) + 1);
-  return p;
-}
-
 int iso_dow(const parts& p) { return p.wday == 0 ? 7 : p.wday; }
 i64 iso_year(const parts& p) { return civil_from_days(p.days - (iso_dow(p) - 1) + 3).year; }
 int iso_week(const parts& p) {
@@ -179,15 +149,6 @@ expr_value date_to_parts_op(const op_node& self, eval_ctx& ctx) {
   out.push_back(field{"second", int_or_long(p.second)});
   out.push_back(field{"millisecond", int_or_long(p.millis)});
   return value(std::move(out));
-}
-
-// Local millis of a calendar date whose fields may overflow (month 14, day 0, hour 25 …).
-i64 local_from_fields(i64 year, i64 month, i64 day, i64 hour, i64 minute, i64 second, i64 millis) {
-  const i64 m0 = month - 1;
-  const i64 y = year + floor_div(m0, 12);
-  const auto m = static_cast<unsigned>(m0 - floor_div(m0, 12) * 12 + 1);
-  const i64 days = days_from_civil(y, m, 1) + day - 1;
-  return days * k_day + hour * 3'600'000 + minute * 60'000 + second * 1000 + millis;
 }
 
 // {year, month?, day?, hour?, minute?, second?, millisecond?, timezone?}

@@ -7,6 +7,7 @@
 // $reduce binding.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -122,6 +123,27 @@ struct time_zone {
 };
 // "UTC", "+05:30", "Europe/Paris", …; an unknown zone throws expression_error.
 const time_zone& find_zone(const std::string& name);
+
+// A local (wall-clock) instant broken into calendar fields (expr_tz.cpp).
+constexpr std::int64_t k_day = 86'400'000;
+std::int64_t floor_div(std::int64_t a, std::int64_t b);
+struct parts {
+  std::int64_t year;
+  unsigned month, day;
+  int hour, minute, second, millis;
+  int wday;           // 0 Sunday … 6 Saturday
+  int yday;           // 1 … 366
+  std::int64_t days;  // local days since the epoch
+};
+parts breakdown(std::int64_t local_millis);
+// Local millis of a calendar date whose fields may overflow (month 14, day 0, hour 25 …).
+std::int64_t local_from_fields(std::int64_t year, std::int64_t month, std::int64_t day, std::int64_t hour,
+                               std::int64_t minute, std::int64_t second, std::int64_t millis);
+
+// $switch (expr_logic.cpp) and the argument helpers it shares with expr_bind.cpp.
+result<node_ptr> compile_switch(compiler& c, const document& d);
+status only_keys(const std::string& op, const document& d, std::initializer_list<std::string_view> keys);
+result<node_ptr> required(compiler& c, const std::string& op, const document& d, std::string_view key);
 
 // MongoDB's name of a value's type in messages ("string", "int", "double", "date", …).
 std::string type_name(const value& v);

@@ -1,4 +1,4 @@
-// Comparison, boolean and conditional expression operators, and the argument checks the
+// Comparison, boolean and conditional expression operators ($switch included), and the argument checks the
 // other operator files share.
 #include <cmath>
 #include <string>
@@ -49,6 +49,20 @@ expr_value if_null_op(const op_node& self, eval_ctx& ctx) {
   return self.arg(self.args.size() - 1, ctx);
 }
 
+struct switch_node final : expression::node {
+  std::vector<std::pair<node_ptr, node_ptr>> branches;
+  node_ptr otherwise;
+  expr_value eval(eval_ctx& ctx) const override {
+    for (const auto& [c, then] : branches) {
+      if (expr_truthy(c->eval(ctx))) return then->eval(ctx);
+    }
+    if (!otherwise) {
+      fail("$switch could not find a matching branch for an input, and no default was specified.");
+    }
+    return otherwise->eval(ctx);
+  }
+};
+
 constexpr op_info ops[] = {
     {"$eq", 2, 2, compare_op},  {"$ne", 2, 2, compare_op},  {"$gt", 2, 2, compare_op},
     {"$gte", 2, 2, compare_op}, {"$lt", 2, 2, compare_op},  {"$lte", 2, 2, compare_op},
@@ -60,6 +74,29 @@ constexpr op_info ops[] = {
 }  // namespace
 
 op_table core_ops() { return table_of(ops); }
+
+result<node_ptr> compile_switch(compiler& c, const document& d) {
+  if (auto st = only_keys("$switch", d, {"branches", "default"}); !st) return std::move(st).error();
+  const value* b = find_field(d, "branches");
+  if (b == nullptr || !b->is_array()) return make_error("`$switch` needs `branches`, an array");
+  auto n = std::make_unique<switch_node>();
+  for (const value& br : b->as_array()) {
+    if (!br.is_document()) return make_error("`$switch`: each branch must be a document with `case` and `then`");
+    if (auto st = only_keys("$switch branch", br.as_document(), {"case", "then"}); !st) return std::move(st).error();
+    auto cs = required(c, "$switch branch", br.as_document(), "case");
+    if (!cs) return std::move(cs).error();
+    auto th = required(c, "$switch branch", br.as_document(), "then");
+    if (!th) return std::move(th).error();
+    n->branches.emplace_back(std::move(*cs), std::move(*th));
+  }
+  if (const value* def = find_field(d, "default")) {
+    auto e = c.compile(*def);
+    if (!e) return std::move(e).error();
+    n->otherwise = std::move(*e);
+  }
+  return node_ptr(std::move(n));
+}
+
 
 const array& array_arg(const std::string& op, const value& v) {
   if (!v.is_array()) fail(op + " requires an array, not " + type_name(v));

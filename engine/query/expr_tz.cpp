@@ -1,4 +1,4 @@
-// Time zones for the date operators: UTC offsets ("+05:30", "-0800", "+03") and Olson names
+// Calendar arithmetic and time zones for the date operators: UTC offsets ("+05:30", "-0800", "+03") and Olson names
 // ("Europe/Paris") read from the system's TZif files (/usr/share/zoneinfo, the 64-bit part).
 // Instants after a zone's last listed transition keep its last offset (Debian's files list
 // transitions up to 2037). Zones are loaded once and kept for the life of the process.
@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "engine/query/expr_detail.hpp"
+#include "engine/value/datetime.hpp"
 
 namespace omgdb::engine::expr_detail {
 namespace {
@@ -69,6 +70,35 @@ bool load_tzif(const std::string& name, time_zone& z) {
 }
 
 }  // namespace
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+parts breakdown(std::int64_t local) {
+  parts p{};
+  p.days = floor_div(local, k_day);
+  const std::int64_t ms = local - p.days * k_day;
+  const civil_date c = civil_from_days(p.days);
+  p.year = c.year;
+  p.month = c.month;
+  p.day = c.day;
+  p.hour = static_cast<int>(ms / 3'600'000);
+  p.minute = static_cast<int>(ms / 60'000 % 60);
+  p.second = static_cast<int>(ms / 1000 % 60);
+  p.millis = static_cast<int>(ms % 1000);
+  p.wday = static_cast<int>(((p.days + 4) % 7 + 7) % 7);
+  p.yday = static_cast<int>(p.days - days_from_civil(c.year, 1, 1) + 1);
+  return p;
+}
+
+// Local millis of a calendar date whose fields may overflow (month 14, day 0, hour 25 …).
+std::int64_t local_from_fields(std::int64_t year, std::int64_t month, std::int64_t day, std::int64_t hour, std::int64_t minute, std::int64_t second, std::int64_t millis) {
+  const std::int64_t m0 = month - 1;
+  const std::int64_t y = year + floor_div(m0, 12);
+  const auto m = static_cast<unsigned>(m0 - floor_div(m0, 12) * 12 + 1);
+  const std::int64_t days = days_from_civil(y, m, 1) + day - 1;
+  return days * k_day + hour * 3'600'000 + minute * 60'000 + second * 1000 + millis;
+}
+
 
 std::int32_t time_zone::offset_at(std::int64_t utc_millis) const {
   if (times.empty()) return fixed;
