@@ -59,6 +59,26 @@ struct compile_ctx {
 using stage_list = std::vector<stage_ptr>;
 result<stage_list> compile_pipeline(const array& spec, const compile_ctx& ctx);
 
+// A cursor passing each input document through `step(doc)`: true hands it on, false drops
+// it. Polls for cancellation per document.
+template <class Step>
+cursor_ptr each(cursor_ptr input, exec_ctx& ctx, Step step) {
+  struct each_cursor final : cursor {
+    cursor_ptr in;
+    exec_ctx& ctx;
+    Step step;
+    each_cursor(cursor_ptr i, exec_ctx& x, Step s) : in(std::move(i)), ctx(x), step(std::move(s)) {}
+    bool next(document& out) override {
+      while (in->next(out)) {
+        ctx.poll();
+        if (step(out)) return true;
+      }
+      return false;
+    }
+  };
+  return std::make_unique<each_cursor>(std::move(input), ctx, std::move(step));
+}
+
 // Opens a compiled pipeline over `input`.
 cursor_ptr open_pipeline(const stage_list& stages, cursor_ptr input, exec_ctx& ctx);
 // A cursor over documents in memory (moved out as they are read).

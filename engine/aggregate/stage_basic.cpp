@@ -16,23 +16,13 @@ struct match_stage final : stage {
   std::vector<expression> exprs;         // top-level $expr, with the pipeline's variables
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    struct c final : cursor {
-      cursor_ptr in;
-      const match_stage& s;
-      exec_ctx& ctx;
-      c(cursor_ptr i, const match_stage& st, exec_ctx& x) : in(std::move(i)), s(st), ctx(x) {}
-      bool next(document& out) override {
-        while (in->next(out)) {
-          ctx.poll();
-          if (!s.query->matches(out)) continue;
-          bool ok = true;
-          for (const expression& e : s.exprs) ok = ok && expr_truthy(ctx.eval(e, out));
-          if (ok) return true;
-        }
-        return false;
+    return each(std::move(input), ctx, [this, &ctx](document& d) {
+      if (!query->matches(d)) return false;
+      for (const expression& e : exprs) {
+        if (!expr_truthy(ctx.eval(e, d))) return false;
       }
-    };
-    return std::make_unique<c>(std::move(input), *this, ctx);
+      return true;
+    });
   }
 };
 
@@ -124,23 +114,15 @@ struct count_stage final : stage {
 struct replace_root_stage final : stage {
   expression root;
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    struct c final : cursor {
-      cursor_ptr in;
-      const replace_root_stage& s;
-      exec_ctx& ctx;
-      c(cursor_ptr i, const replace_root_stage& st, exec_ctx& x) : in(std::move(i)), s(st), ctx(x) {}
-      bool next(document& out) override {
-        if (!in->next(out)) return false;
-        expr_value v = ctx.eval(s.root, out);
-        if (!v || !v->is_document()) {
-          fail("'newRoot' expression must evaluate to an object, but resulting value was of type " +
-               std::string(v ? bson_type_alias(*v) : "missing"));
-        }
-        out = std::move(v->as_document());
-        return true;
+    return each(std::move(input), ctx, [this, &ctx](document& d) {
+      expr_value v = ctx.eval(root, d);
+      if (!v || !v->is_document()) {
+        fail("'newRoot' expression must evaluate to an object, but resulting value was of type " +
+             std::string(v ? bson_type_alias(*v) : "missing"));
       }
-    };
-    return std::make_unique<c>(std::move(input), *this, ctx);
+      d = std::move(v->as_document());
+      return true;
+    });
   }
 };
 
@@ -173,20 +155,7 @@ struct redact_stage final : stage {
     return true;
   }
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    struct c final : cursor {
-      cursor_ptr in;
-      const redact_stage& s;
-      exec_ctx& ctx;
-      c(cursor_ptr i, const redact_stage& st, exec_ctx& x) : in(std::move(i)), s(st), ctx(x) {}
-      bool next(document& out) override {
-        while (in->next(out)) {
-          ctx.poll();
-          if (s.redact(out, ctx)) return true;
-        }
-        return false;
-      }
-    };
-    return std::make_unique<c>(std::move(input), *this, ctx);
+    return each(std::move(input), ctx, [this, &ctx](document& d) { return redact(d, ctx); });
   }
 };
 

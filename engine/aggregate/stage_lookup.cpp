@@ -75,33 +75,24 @@ struct lookup_stage final : stage {
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    struct c final : cursor {
-      cursor_ptr in;
-      const lookup_stage& s;
-      exec_ctx& ctx;
-      memory_budget budget;
-      bool cacheable;
-      std::optional<std::vector<document>> cached;
-      c(cursor_ptr i, const lookup_stage& st, exec_ctx& x)
-          : in(std::move(i)), s(st), ctx(x), budget("$lookup", x), cacheable(st.foreign_field.empty() && st.lets.empty()) {}
-      bool next(document& out) override {
-        if (!in->next(out)) return false;
-        std::vector<document> found;
-        if (cacheable && cached) {
-          found = *cached;
-        } else {
-          budget.release(budget.used());
-          found = s.matches(out, ctx, budget);
-          if (cacheable) cached = found;
-        }
-        array arr;
-        arr.reserve(found.size());
-        for (document& d : found) arr.emplace_back(std::move(d));
-        set_path(out, s.as, value(std::move(arr)));
-        return true;
-      }
-    };
-    return std::make_unique<c>(std::move(input), *this, ctx);
+    const bool cacheable = foreign_field.empty() && lets.empty();  // the same result for every document
+    auto budget = std::make_shared<memory_budget>("$lookup", ctx);
+    return each(std::move(input), ctx,
+                [this, &ctx, cacheable, budget, cached = std::optional<std::vector<document>>()](document& d) mutable {
+                  std::vector<document> found;
+                  if (cacheable && cached) {
+                    found = *cached;
+                  } else {
+                    budget->release(budget->used());
+                    found = matches(d, ctx, *budget);
+                    if (cacheable) cached = found;
+                  }
+                  array arr;
+                  arr.reserve(found.size());
+                  for (document& f : found) arr.emplace_back(std::move(f));
+                  set_path(d, as, value(std::move(arr)));
+                  return true;
+                });
   }
 };
 

@@ -109,18 +109,10 @@ struct project_stage final : stage {
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    struct c final : cursor {
-      cursor_ptr in;
-      const project_stage& s;
-      exec_ctx& ctx;
-      c(cursor_ptr i, const project_stage& st, exec_ctx& x) : in(std::move(i)), s(st), ctx(x) {}
-      bool next(document& out) override {
-        if (!in->next(out)) return false;
-        out = s.apply(std::move(out), ctx);
-        return true;
-      }
-    };
-    return std::make_unique<c>(std::move(input), *this, ctx);
+    return each(std::move(input), ctx, [this, &ctx](document& d) {
+      d = apply(std::move(d), ctx);
+      return true;
+    });
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include "engine/query/expr_detail.hpp"
 #include "engine/value/datetime.hpp"
+#include "engine/value/ejson.hpp"
 
 namespace omgdb::engine::expr_detail {
 namespace {
@@ -31,15 +32,6 @@ std::string double_text(double d) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, d);
   return std::string(buf, r.ptr);
-}
-
-std::string decimal_text(const decimal128& d) {
-  bson_decimal128_t dec;
-  dec.high = d.high;
-  dec.low = d.low;
-  char buf[BSON_DECIMAL128_STRING];
-  bson_decimal128_to_string(&dec, buf);
-  return buf;
 }
 
 [[noreturn]] void unsupported(const value& v, std::string_view to) {
@@ -154,7 +146,7 @@ value to_string_value(const value& v) {
     case kind::int32: return value(std::to_string(v.as_int32()));
     case kind::int64: return value(std::to_string(v.as_int64()));
     case kind::double_: return value(double_text(v.as_double()));
-    case kind::decimal128: return value(decimal_text(std::get<decimal128>(v.raw())));
+    case kind::decimal128: return value(decimal_to_string(std::get<decimal128>(v.raw())));
     case kind::string: return v;
     case kind::object_id: return value(hex_of(std::get<object_id>(v.raw())));
     case kind::date_time: return value(format_iso8601(millis_of(v)));

@@ -7,19 +7,12 @@
 #include <string>
 #include <string_view>
 
-#include "common/json.hpp"
 #include "engine/aggregate/pipeline.hpp"
-#include "engine/value/ejson.hpp"
+#include "tests/engine/query/expr_ops_fixture.hpp"
 
 namespace omgdb::engine::aggregate_test {
 
-inline value json_value(std::string_view text) {
-  auto j = json::parse_strict(text);
-  REQUIRE_MESSAGE(j.ok(), "bad JSON in test: ", text);
-  auto v = from_json(*j);
-  REQUIRE_MESSAGE(v.ok(), "bad value in test: ", text);
-  return std::move(*v);
-}
+using expr_test::json_value;
 
 inline std::vector<document> docs(std::string_view json_array) {
   value v = json_value(json_array);
