@@ -17,16 +17,21 @@
 //    operand that is null or missing makes the result null. Decimal128 operands are refused
 //    (an error, not a wrong answer).
 // Supported: literals, "$path", "$$ROOT" / "$$CURRENT" (optionally followed by ".path"),
-// {$literal}, arrays and documents of expressions, $eq $ne $gt $gte $lt $lte $cmp,
-// $and $or $not, $cond (array or {if, then, else}), $ifNull, $add $subtract $multiply
-// $divide $mod $abs $ceil $floor $round $trunc. See docs/query-language.md.
+// {$literal}, arrays and documents of expressions, comparison, boolean, conditional,
+// arithmetic, string, array, set, object, type and date operators, $let and the variables
+// bound by $let / $map / $filter / $reduce. With expression_options::system_variables (the
+// aggregation pipeline) also $$NOW and $$REMOVE. The list with examples is
+// docs/aggregation.md; the `$expr` subset in docs/query-language.md.
 //
 // Thread safety: a compiled expression is immutable; evaluate it from any number of threads.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "common/result.hpp"
 #include "engine/value/value.hpp"
@@ -37,10 +42,9 @@ namespace omgdb::engine {
 // that leads nowhere), which is distinct from null.
 using expr_value = std::optional<value>;
 
-// A filter or an expression failing at run time: "can't $divide by zero" in `$expr`, or a
-// regex reaching the match limit ("regex `^(a+)+$` at `s` reached the regex match limit …").
-// filter::matches throws it; callers that match filters from user input catch it at their
-// boundary and report `what()` as the error (or run each match through guard_match below).
+// An expression failing at run time ("can't $divide by zero"). filter::matches throws it for
+// `$expr`; callers that match filters from user input catch it at their boundary and report
+// `what()` as the error.
 class expression_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -65,6 +69,23 @@ auto guard_match(F&& f) -> decltype(f()) {
 // document). docs/limits-query.md.
 inline constexpr std::size_t k_max_expression_nodes = 10'000;
 
+// What an expression may refer to besides the document.
+struct expression_options {
+  // Names of variables the caller binds at evaluation time (`$lookup`'s `let`), in the order
+  // of eval_env::variables. Each must start with a lower-case letter.
+  std::vector<std::string> variables;
+  // $$NOW and $$REMOVE (the aggregation pipeline). Off for `$expr` in find filters, where
+  // only $$ROOT and $$CURRENT exist.
+  bool system_variables = false;
+};
+
+// Per-evaluation inputs: the values of expression_options::variables (same order; a shorter
+// list leaves the rest missing) and the clock for $$NOW.
+struct eval_env {
+  const std::vector<value>* variables = nullptr;
+  std::int64_t now_millis = 0;
+};
+
 class expression {
  public:
   expression();  // evaluates to missing
@@ -79,19 +100,43 @@ class expression {
   // component", "an operator object must have exactly one field, got `$add`, `x`", "`$add`
   // has 100000 operands; an expression may hold at most 10000 operators and operands".
   static result<expression> compile(const value& spec);
+  static result<expression> compile(const value& spec, const expression_options& options);
 
   // Evaluates against `root` ($$ROOT and $$CURRENT); run-time errors come back as failures.
   result<expr_value> evaluate(const document& root) const;
+  result<expr_value> evaluate(const document& root, const eval_env& env) const;
+  // As evaluate, but a run-time error is thrown as expression_error (inner loops of the
+  // pipeline, which convert at their edge).
+  expr_value eval_or_throw(const document& root, const eval_env& env) const;
 
   struct node;
 
  private:
   std::shared_ptr<const node> root_;
+  int slots_ = 0;  // variables: the caller's first, then $let / $map / … bindings
 };
 
 // Aggregation comparison of two expression values: BSON order across types, missing below
 // null (and above MinKey), missing equal to missing. Returns <0, 0 or >0.
 int compare_expr(const expr_value& a, const expr_value& b);
+
+// MongoDB's sum of numbers, shared by the $sum / $avg expressions and accumulators:
+// int + int stays int, or becomes long when it overflows; a long overflow continues in
+// double; any double makes the sum a double. Non-numbers are ignored; decimal128 values
+// throw expression_error (not supported yet).
+class numeric_sum {
+ public:
+  void add(const value& v);
+  value total() const;
+  double as_double() const;
+  std::uint64_t count() const noexcept { return count_; }  // numbers added
+
+ private:
+  int width_ = 0;  // 0 int, 1 long, 2 double
+  std::int64_t long_ = 0;
+  long double double_ = 0;
+  std::uint64_t count_ = 0;
+};
 
 // Aggregation truthiness (false, null, missing and numeric zero are false).
 bool expr_truthy(const expr_value& v);

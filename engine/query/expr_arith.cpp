@@ -24,11 +24,6 @@ width width_of(const value& v) {
 
 i64 as_long(const value& v) { return v.is_int32() ? v.as_int32() : v.as_int64(); }
 
-// An int32 when the result fits, else an int64 (MongoDB's Value::createIntOrLong).
-value int_or_long(i64 n) {
-  if (n >= INT32_MIN && n <= INT32_MAX) return value(static_cast<std::int32_t>(n));
-  return value(n);
-}
 
 // A numeric operand of `op`; decimal128 and non-numbers are refused with an error naming `op`.
 const value& numeric(const std::string& op, const value& v) {
@@ -48,7 +43,7 @@ i64 round_millis(double d, const char* op) {
   return std::llround(d);
 }
 
-expr_value add_op(const op_node& self, const document& root) {
+expr_value add_op(const op_node& self, eval_ctx& root) {
   width w = width::int32;
   i64 long_total = 0;
   double double_total = 0;
@@ -92,7 +87,7 @@ expr_value add_op(const op_node& self, const document& root) {
   return w == width::int64 ? value(long_total) : int_or_long(long_total);
 }
 
-expr_value multiply_op(const op_node& self, const document& root) {
+expr_value multiply_op(const op_node& self, eval_ctx& root) {
   width w = width::int32;
   i64 long_product = 1;
   double double_product = 1;
@@ -118,7 +113,7 @@ expr_value multiply_op(const op_node& self, const document& root) {
   return w == width::int64 ? value(long_product) : int_or_long(long_product);
 }
 
-expr_value subtract_op(const op_node& self, const document& root) {
+expr_value subtract_op(const op_node& self, eval_ctx& root) {
   expr_value l = self.arg(0, root), r = self.arg(1, root);
   if (nullish(l) || nullish(r)) return value();
   if (is_date(*l)) {
@@ -146,7 +141,7 @@ expr_value subtract_op(const op_node& self, const document& root) {
   return w == width::int64 ? value(out) : int_or_long(out);
 }
 
-expr_value divide_op(const op_node& self, const document& root) {
+expr_value divide_op(const op_node& self, eval_ctx& root) {
   expr_value l = self.arg(0, root), r = self.arg(1, root);
   if (nullish(l) || nullish(r)) return value();
   if (!l->is_number() || !r->is_number() || l->is_decimal() || r->is_decimal()) {
@@ -158,7 +153,7 @@ expr_value divide_op(const op_node& self, const document& root) {
   return value(l->number_as_double() / d);
 }
 
-expr_value mod_op(const op_node& self, const document& root) {
+expr_value mod_op(const op_node& self, eval_ctx& root) {
   expr_value l = self.arg(0, root), r = self.arg(1, root);
   if (nullish(l) || nullish(r)) return value();
   if (!l->is_number() || !r->is_number() || l->is_decimal() || r->is_decimal()) {
@@ -179,7 +174,7 @@ expr_value mod_op(const op_node& self, const document& root) {
   return value(static_cast<std::int32_t>(m));
 }
 
-expr_value abs_op(const op_node& self, const document& root) {
+expr_value abs_op(const op_node& self, eval_ctx& root) {
   expr_value v = self.arg(0, root);
   if (nullish(v)) return value();
   numeric("$abs", *v);
@@ -191,14 +186,14 @@ expr_value abs_op(const op_node& self, const document& root) {
   return value(std::fabs(v->as_double()));
 }
 
-expr_value ceil_op(const op_node& self, const document& root) {
+expr_value ceil_op(const op_node& self, eval_ctx& root) {
   expr_value v = self.arg(0, root);
   if (nullish(v)) return value();
   numeric("$ceil", *v);
   return v->is_double() ? value(std::ceil(v->as_double())) : *v;
 }
 
-expr_value floor_op(const op_node& self, const document& root) {
+expr_value floor_op(const op_node& self, eval_ctx& root) {
   expr_value v = self.arg(0, root);
   if (nullish(v)) return value();
   numeric("$floor", *v);
@@ -239,7 +234,7 @@ double round_double(double d, int place, bool round) {
   return std::strtod(s.c_str(), nullptr);
 }
 
-expr_value round_or_trunc(const op_node& self, const document& root, bool round) {
+expr_value round_or_trunc(const op_node& self, eval_ctx& root, bool round) {
   const std::string op = round ? "$round" : "$trunc";
   expr_value v = self.arg(0, root);
   int place = 0;
@@ -260,10 +255,10 @@ expr_value round_or_trunc(const op_node& self, const document& root, bool round)
   return round_integer(as_long(*v), -place, round, v->is_int32());
 }
 
-expr_value round_op(const op_node& self, const document& root) { return round_or_trunc(self, root, true); }
-expr_value trunc_op(const op_node& self, const document& root) { return round_or_trunc(self, root, false); }
+expr_value round_op(const op_node& self, eval_ctx& root) { return round_or_trunc(self, root, true); }
+expr_value trunc_op(const op_node& self, eval_ctx& root) { return round_or_trunc(self, root, false); }
 
-constexpr op_info arith_ops[] = {
+constexpr op_info arith_op_list[] = {
     {"$add", 0, -1, add_op},       {"$subtract", 2, 2, subtract_op}, {"$multiply", 0, -1, multiply_op},
     {"$divide", 2, 2, divide_op},  {"$mod", 2, 2, mod_op},           {"$abs", 1, 1, abs_op},
     {"$ceil", 1, 1, ceil_op},      {"$floor", 1, 1, floor_op},       {"$round", 1, 2, round_op},
@@ -272,11 +267,6 @@ constexpr op_info arith_ops[] = {
 
 }  // namespace
 
-const op_info* find_arith_op(std::string_view name) {
-  for (const op_info& op : arith_ops) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
+op_table arith_ops() { return table_of(arith_op_list); }
 
 }  // namespace omgdb::engine::expr_detail

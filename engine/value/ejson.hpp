@@ -50,6 +50,8 @@ void append_json(std::string& out, const value& v, ejson_mode mode = ejson_mode:
 void append_json(std::string& out, const document& d, ejson_mode mode = ejson_mode::relaxed);
 std::string to_json(const value& v, ejson_mode mode = ejson_mode::relaxed);
 std::string to_json(const document& d, ejson_mode mode = ejson_mode::relaxed);
+// A decimal128 as its string form ("1.10", "-Infinity"), as $numberDecimal writes it.
+std::string decimal_to_string(const decimal128& d);
 
 // A Boost.JSON value with the same relaxed meaning, for embedding in larger JSON results.
 boost::json::value to_boost_json(const value& v);

@@ -253,4 +253,6 @@ boost::json::value to_boost_json(const value& v) {
   return nullptr;
 }
 
+std::string decimal_to_string(const decimal128& d) { return decimal_text(d); }
+
 }  // namespace omgdb::engine

@@ -1,0 +1,103 @@
+// omgdb engine — MongoDB's aggregation pipeline over document sources.
+//
+// run_pipeline compiles `pipeline` (an array of stage documents: {$match: …}, {$group: …},
+// …), then pulls documents from `collection` through the stages and hands each output
+// document to `sink`. Stages, accumulators and expression operators, with the refused ones
+// and why, are listed in docs/aggregation.md. Semantics are MongoDB's (9.0): the filter of
+// `$match` is the query language (engine/query/filter.hpp), expressions are
+// engine/query/expr.hpp.
+//
+// Bounds: `$group`, `$sort`, `$bucket`, `$bucketAuto`, `$facet`, `$sample`, `$lookup` and
+// `$setWindowFields` hold documents; each instance counts the approximate bytes it holds
+// and fails the whole call with an error naming the stage and the limit once it would pass
+// pipeline_options::max_stage_bytes (there is no spill to disk). `$sort` followed by
+// `$limit` keeps only the top k. Sub-pipelines ($lookup, $facet, $unionWith) nest at most
+// pipeline_options::max_depth deep.
+//
+// Cancellation and progress: every stage's loop polls options.control (engine/store/
+// store.hpp); a set `cancelled` flag fails the call with "cancelled"; progress reports the
+// documents read from the source collection.
+//
+// Thread safety: run_pipeline may be called from many threads at once; a provider must then
+// be thread-safe itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "engine/store/store.hpp"
+#include "engine/value/value.hpp"
+
+namespace omgdb::engine {
+
+// A stream of documents. next() returns false at the end.
+class document_source {
+ public:
+  virtual ~document_source() = default;
+  virtual result<bool> next(document& out) = 0;
+};
+
+// Where stages find collections: the pipeline's own, and those named by `$lookup` and
+// `$unionWith`. `filter` is a query filter (engine/query/filter.hpp) the provider applies
+// (and may answer with an index); {} means every document. Documents come in `_id` order.
+// An unknown collection yields no documents, as in MongoDB.
+class collection_provider {
+ public:
+  virtual ~collection_provider() = default;
+  virtual result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
+                                                        const scan_control& control) const = 0;
+};
+
+// Collections held in memory (tests, and callers that have documents at hand).
+class memory_provider final : public collection_provider {
+ public:
+  std::map<std::string, std::vector<document>, std::less<>> collections;
+  result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
+                                                const scan_control& control) const override;
+};
+
+// The collections of an open store, read through store::find pages in `_id` order (keyset
+// by `_id`, so memory stays at one page). The documents pass through relaxed Extended JSON,
+// so an int64 that fits in int32 comes back as an int32 (see docs/aggregation.md).
+class store_provider final : public collection_provider {
+ public:
+  explicit store_provider(const store& s) : store_(s) {}
+  result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
+                                                const scan_control& control) const override;
+
+ private:
+  const store& store_;
+};
+
+struct pipeline_options {
+  std::size_t max_stage_bytes = std::size_t{100} << 20;  // per stage instance: 100 MiB
+  int max_depth = 20;                                    // nesting of sub-pipelines
+  std::int64_t now_millis = 0;                           // $$NOW; 0: the system clock
+  std::uint64_t sample_seed = 0;                         // $sample's random sequence
+  scan_control control;
+};
+
+// Returning false from the sink stops the pipeline early (the call still succeeds).
+using document_sink = std::function<bool(document&& out)>;
+
+// Errors: a malformed pipeline or stage (naming the stage and its position: "stage 2
+// (`$group`): …"), an unknown stage ("unknown stage `$grup` (did you mean `$group`?)"),
+// a refused stage ($out, $merge: use the write tools; JavaScript: none), an expression that
+// fails on some document, a stage past its memory limit, "cancelled".
+[[nodiscard]] status run_pipeline(const collection_provider& provider, std::string_view collection,
+                                  const array& pipeline, const pipeline_options& options,
+                                  const document_sink& sink);
+
+// run_pipeline collecting the output (for tests and small results).
+[[nodiscard]] result<std::vector<document>> run_pipeline(const collection_provider& provider,
+                                                         std::string_view collection, const array& pipeline,
+                                                         const pipeline_options& options = {});
+
+}  // namespace omgdb::engine

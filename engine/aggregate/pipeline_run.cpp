@@ -1,0 +1,186 @@
+// Running a pipeline: the execution context, cursors over memory and collections, memory
+// accounting, and the public run_pipeline.
+#include <chrono>
+#include <utility>
+
+#include "engine/aggregate/stage.hpp"
+
+namespace omgdb::engine {
+namespace aggregate_detail {
+namespace {
+
+class memory_cursor final : public cursor {
+ public:
+  explicit memory_cursor(std::vector<document> docs) : docs_(std::move(docs)) {}
+  bool next(document& out) override {
+    if (pos_ >= docs_.size()) return false;
+    out = std::move(docs_[pos_++]);
+    return true;
+  }
+
+ private:
+  std::vector<document> docs_;
+  std::size_t pos_ = 0;
+};
+
+class source_cursor final : public cursor {
+ public:
+  source_cursor(std::unique_ptr<document_source> src, exec_ctx& ctx, bool report)
+      : src_(std::move(src)), ctx_(ctx), report_(report) {}
+  bool next(document& out) override {
+    ctx_.poll();
+    auto r = src_->next(out);
+    if (!r) fail(r.error().message);
+    if (*r && report_ && ++read_ % 1000 == 0 && ctx_.options->control.progress) {
+      ctx_.options->control.progress(read_, 0);
+    }
+    return *r;
+  }
+
+ private:
+  std::unique_ptr<document_source> src_;
+  exec_ctx& ctx_;
+  bool report_;
+  std::uint64_t read_ = 0;
+};
+
+std::string mib(std::size_t bytes) {
+  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+void exec_ctx::poll() const {
+  if (ticks != nullptr && (++*ticks & 255) != 1) return;  // the first call, then every 256th
+  const auto* flag = options->control.cancelled;
+  if (flag != nullptr && flag->load(std::memory_order_relaxed)) fail("cancelled");
+}
+
+void memory_budget::add(std::size_t bytes) {
+  used_ += bytes;
+  if (used_ > limit_) {
+    fail("stage " + quoted(stage_) + " exceeded its memory limit of " + mib(limit_) +
+         " (it holds documents in memory and does not spill to disk): add a `$match` or `$project` before it, "
+         "group on fewer distinct keys, or add a `$limit` after a `$sort`");
+  }
+}
+
+std::size_t approx_bytes(const document& d) {
+  std::size_t n = sizeof(document) + d.capacity() * sizeof(field);
+  for (const field& f : d) n += f.name.capacity() + approx_bytes(f.val) - sizeof(value);
+  return n;
+}
+
+std::size_t approx_bytes(const value& v) {
+  std::size_t n = sizeof(value);
+  if (v.is_string()) return n + v.as_string().capacity();
+  if (v.is_document()) return n + approx_bytes(v.as_document());
+  if (v.is_array()) {
+    n += v.as_array().capacity() * sizeof(value);
+    for (const value& e : v.as_array()) n += approx_bytes(e) - sizeof(value);
+    return n;
+  }
+  if (v.type() == kind::binary) return n + std::get<binary>(v.raw()).bytes.capacity();
+  if (v.type() == kind::regex) return n + std::get<regex>(v.raw()).pattern.capacity();
+  return n;
+}
+
+cursor_ptr vector_cursor(std::vector<document> docs) { return std::make_unique<memory_cursor>(std::move(docs)); }
+
+cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter) {
+  auto src = ctx.provider->scan(collection, filter, ctx.options->control);
+  if (!src) fail(src.error().message);
+  return std::make_unique<source_cursor>(std::move(*src), ctx, ctx.depth == 0);
+}
+
+cursor_ptr open_pipeline(const stage_list& stages, cursor_ptr input, exec_ctx& ctx) {
+  for (const stage_ptr& s : stages) input = s->open(std::move(input), ctx);
+  return input;
+}
+
+void set_path(document& doc, std::string_view path, value v) {
+  const std::size_t dot = path.find('.');
+  const std::string_view head = path.substr(0, dot);
+  value* existing = find_field(doc, head);
+  if (dot == std::string_view::npos) {
+    if (existing != nullptr) {
+      *existing = std::move(v);
+    } else {
+      doc.push_back(field{std::string(head), std::move(v)});
+    }
+    return;
+  }
+  const std::string_view rest = path.substr(dot + 1);
+  if (existing == nullptr) {
+    doc.push_back(field{std::string(head), value(document{})});
+    existing = &doc.back().val;
+  }
+  if (existing->is_array()) {
+    for (value& e : existing->as_array()) {
+      if (!e.is_document()) e = value(document{});
+      set_path(e.as_document(), rest, v);
+    }
+    return;
+  }
+  if (!existing->is_document()) *existing = value(document{});
+  set_path(existing->as_document(), rest, std::move(v));
+}
+
+}  // namespace aggregate_detail
+
+using namespace aggregate_detail;
+
+status run_pipeline(const collection_provider& provider, std::string_view collection, const array& pipeline,
+                    const pipeline_options& options, const document_sink& sink) {
+  compile_ctx cctx;
+  cctx.expr.system_variables = true;
+  cctx.max_depth = options.max_depth;
+  auto stages = compile_pipeline(pipeline, cctx);
+  if (!stages) return std::move(stages).error();
+  std::uint64_t ticks = 0;
+  exec_ctx ctx;
+  ctx.provider = &provider;
+  ctx.options = &options;
+  ctx.ticks = &ticks;
+  ctx.env.now_millis = options.now_millis != 0
+                           ? options.now_millis
+                           : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch()).count();
+  ctx.env.variables = &ctx.variables;
+  try {
+    // A leading $match without $expr is the collection scan's own filter (and can use an index).
+    document filter;
+    std::size_t first = 0;
+    if (!stages->empty()) {
+      if (const document* f = pushable_filter(stages->front())) {
+        filter = *f;
+        first = 1;
+      }
+    }
+    const stage_list rest(stages->begin() + static_cast<std::ptrdiff_t>(first), stages->end());
+    cursor_ptr out = open_pipeline(rest, collection_cursor(ctx, collection, filter), ctx);
+    document d;
+    while (out->next(d)) {
+      ctx.poll();
+      if (!sink(std::move(d))) break;
+      d = document{};
+    }
+  } catch (const expression_error& e) {
+    return make_error(e.what());
+  }
+  return {};
+}
+
+result<std::vector<document>> run_pipeline(const collection_provider& provider, std::string_view collection,
+                                           const array& pipeline, const pipeline_options& options) {
+  std::vector<document> out;
+  auto st = run_pipeline(provider, collection, pipeline, options, [&](document&& d) {
+    out.push_back(std::move(d));
+    return true;
+  });
+  if (!st) return std::move(st).error();
+  return out;
+}
+
+}  // namespace omgdb::engine

@@ -1,0 +1,187 @@
+// omgdb engine — the compiled stages of an aggregation pipeline (private to engine/aggregate).
+//
+// A pipeline compiles into a list of `stage`s; running it opens one `cursor` per stage, each
+// pulling from the previous one. Failures inside the loops (an expression error, a memory
+// limit, cancellation) are thrown as expression_error and turned into the call's error by
+// run_pipeline.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/aggregate/pipeline.hpp"
+#include "engine/query/expr.hpp"
+#include "engine/query/sort.hpp"
+
+namespace omgdb::engine::aggregate_detail {
+
+[[noreturn]] inline void fail(const std::string& message) { throw expression_error(message); }
+
+// What a running pipeline shares: the provider, the options, the variables in scope
+// ($lookup's `let`), a poll counter for cancellation.
+struct exec_ctx {
+  const collection_provider* provider = nullptr;
+  const pipeline_options* options = nullptr;
+  std::vector<value> variables;  // values of compile_ctx::expr.variables, same order
+  eval_env env;                  // points at `variables`
+  std::uint64_t* ticks = nullptr;
+  int depth = 0;
+
+  void poll() const;  // throws "cancelled" when the flag is set; now and then
+  expr_value eval(const expression& e, const document& doc) const { return e.eval_or_throw(doc, env); }
+};
+
+class cursor {
+ public:
+  virtual ~cursor() = default;
+  virtual bool next(document& out) = 0;
+};
+using cursor_ptr = std::unique_ptr<cursor>;
+
+class stage {
+ public:
+  virtual ~stage() = default;
+  virtual cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const = 0;
+};
+using stage_ptr = std::shared_ptr<const stage>;
+
+// What stage compilers need: expression options (variables in scope, system variables)
+// and the nesting depth.
+struct compile_ctx {
+  expression_options expr;
+  int depth = 0;
+  int max_depth = 20;
+  result<expression> compile(const value& spec) const { return expression::compile(spec, expr); }
+};
+
+using stage_list = std::vector<stage_ptr>;
+result<stage_list> compile_pipeline(const array& spec, const compile_ctx& ctx);
+
+// A cursor passing each input document through `step(doc)`: true hands it on, false drops
+// it. Polls for cancellation per document.
+template <class Step>
+cursor_ptr each(cursor_ptr input, exec_ctx& ctx, Step step) {
+  struct each_cursor final : cursor {
+    cursor_ptr in;
+    exec_ctx& ctx;
+    Step step;
+    each_cursor(cursor_ptr i, exec_ctx& x, Step s) : in(std::move(i)), ctx(x), step(std::move(s)) {}
+    bool next(document& out) override {
+      while (in->next(out)) {
+        ctx.poll();
+        if (step(out)) return true;
+      }
+      return false;
+    }
+  };
+  return std::make_unique<each_cursor>(std::move(input), ctx, std::move(step));
+}
+
+// Opens a compiled pipeline over `input`.
+cursor_ptr open_pipeline(const stage_list& stages, cursor_ptr input, exec_ctx& ctx);
+// A cursor over documents in memory (moved out as they are read).
+cursor_ptr vector_cursor(std::vector<document> docs);
+// A cursor over a collection of the provider.
+cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter);
+
+// The approximate bytes a value or document holds in memory (for the stage limits).
+std::size_t approx_bytes(const value& v);
+std::size_t approx_bytes(const document& d);
+
+// Tracks the bytes one stage instance holds; add() fails past the limit.
+class memory_budget {
+ public:
+  memory_budget(std::string_view stage, const exec_ctx& ctx) : stage_(stage), limit_(ctx.options->max_stage_bytes) {}
+  void add(std::size_t bytes);
+  void release(std::size_t bytes) { used_ = bytes > used_ ? 0 : used_ - bytes; }
+  std::size_t used() const noexcept { return used_; }
+
+ private:
+  std::string stage_;
+  std::size_t limit_;
+  std::size_t used_ = 0;
+};
+
+// Stage compilers, one per file group. Each returns the stage or an error without the
+// "stage N (`$x`): " prefix, which compile_pipeline adds.
+using stage_compiler = result<stage_ptr> (*)(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_match(const value& spec, const compile_ctx& ctx);         // stage_basic.cpp
+result<stage_ptr> compile_limit(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_skip(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_count(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_replace_root(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_replace_with(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_redact(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_sample(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_project(const value& spec, const compile_ctx& ctx);       // stage_project.cpp
+result<stage_ptr> compile_add_fields(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_unset(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_group(const value& spec, const compile_ctx& ctx);         // stage_group.cpp
+result<stage_ptr> compile_sort_by_count(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_bucket(const value& spec, const compile_ctx& ctx);        // stage_bucket.cpp
+result<stage_ptr> compile_bucket_auto(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_sort(const value& spec, const compile_ctx& ctx);          // stage_sort.cpp
+result<stage_ptr> compile_unwind(const value& spec, const compile_ctx& ctx);        // stage_unwind.cpp
+result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx);        // stage_lookup.cpp
+result<stage_ptr> compile_union_with(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_facet(const value& spec, const compile_ctx& ctx);
+result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx& ctx);  // stage_window.cpp
+
+// A sort stage that keeps only the first `limit` documents (set when `$limit` follows).
+stage_ptr sort_with_limit(const stage_ptr& sort, std::uint64_t limit);
+// Whether `s` is a `$sort` stage / the limit of a `$limit` stage.
+bool is_sort(const stage_ptr& s);
+std::optional<std::uint64_t> limit_of(const stage_ptr& s);
+// The filter of a `$match` stage that a collection scan can apply itself (no `$expr`), or
+// nullptr.
+const document* pushable_filter(const stage_ptr& s);
+
+// Sets `v` at dotted `path` in `doc`, creating documents on the way; through an array it
+// sets the field in every element ($addFields semantics).
+void set_path(document& doc, std::string_view path, value v);
+// Splits a dotted field path; errors on empty components or a leading '$'.
+result<std::vector<std::string>> field_path_parts(std::string_view path, std::string_view what);
+std::string quoted(std::string_view s);
+
+// --- accumulators (accumulators.cpp, accumulators_n.cpp) ---------------------------------
+// An accumulator of $group, $bucket and $bucketAuto is compiled once from {$op: argument};
+// each group gets its own state, fed the group's documents in order. add() returns the bytes
+// the state grew by (for the stage's memory budget). Semantics are MongoDB's: $sum ignores
+// non-numbers and widens int → long → double, $avg and $stdDev* ignore non-numbers and give
+// null without any, $min / $max ignore null and missing, $push / $addToSet skip missing
+// values, $first / $last give null for missing.
+
+class accumulator_state {
+ public:
+  virtual ~accumulator_state() = default;
+  virtual std::size_t add(const document& doc, exec_ctx& ctx) = 0;
+  virtual expr_value finish(exec_ctx& ctx) = 0;  // missing: the field is left out
+  // Undo one add() of the same document (sliding windows); false: not supported, recompute.
+  virtual bool remove(const document&, exec_ctx&) { return false; }
+};
+
+struct accumulator {
+  std::string op;            // "$sum", …
+  expression input;          // the argument (or `output` for $top / $bottom)
+  expression n;              // $firstN … $bottomN
+  std::vector<double> percentiles;  // $percentile `p` ($median: 0.5)
+  bool continuous = false;          // method "continuous": interpolated
+  std::shared_ptr<const sort_spec> sort_by;  // $top / $bottom families
+  std::unique_ptr<accumulator_state> start() const;
+};
+
+// Compiles {$op: argument}. `where` names the output field in errors.
+result<accumulator> compile_accumulator(const value& spec, const std::string& where, const compile_ctx& ctx);
+
+// One accumulated output field of $group / $bucket: {name: {$op: …}}.
+struct output_field {
+  std::string name;
+  accumulator acc;
+};
+// Compiles the output fields of a `$group` (skipping `_id`) or a bucket's `output`. An
+// empty field name is an error (MongoDB 9.0), as is a dotted one.
+result<std::vector<output_field>> compile_outputs(const document& spec, bool skip_id, const compile_ctx& ctx);
+
+}  // namespace omgdb::engine::aggregate_detail

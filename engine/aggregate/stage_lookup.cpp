@@ -1,0 +1,254 @@
+// The stages that read other collections or run sub-pipelines: $lookup (equality, let /
+// pipeline, and both), $unionWith, $facet.
+#include <algorithm>
+#include <utility>
+
+#include "engine/aggregate/stage.hpp"
+
+namespace omgdb::engine::aggregate_detail {
+namespace {
+
+// A context for a sub-pipeline: one level deeper, with `extra` variables after the parent's.
+std::unique_ptr<exec_ctx> child_ctx(const exec_ctx& parent, std::vector<value> extra = {}) {
+  auto c = std::make_unique<exec_ctx>(parent);
+  c->depth = parent.depth + 1;
+  for (value& v : extra) c->variables.push_back(std::move(v));
+  c->env.variables = &c->variables;
+  return c;
+}
+
+// Leading pushable $match of a sub-pipeline: the scan's filter, and where the rest starts.
+std::pair<document, std::size_t> pushdown(const stage_list& stages) {
+  if (!stages.empty()) {
+    if (const document* f = pushable_filter(stages.front())) return {*f, 1};
+  }
+  return {document{}, 0};
+}
+
+std::vector<document> drain(cursor& c, memory_budget& budget, const exec_ctx& ctx) {
+  std::vector<document> out;
+  document d;
+  while (c.next(d)) {
+    ctx.poll();
+    budget.add(approx_bytes(d));
+    out.push_back(std::move(d));
+    d = document{};
+  }
+  return out;
+}
+
+struct lookup_stage final : stage {
+  std::string from, as;
+  std::string local_field, foreign_field;  // both empty: no equality
+  expression local;                        // "$" + local_field
+  std::vector<std::pair<std::string, expression>> lets;
+  stage_list pipeline;
+
+  std::vector<document> matches(const document& doc, exec_ctx& ctx, memory_budget& budget) const {
+    document filter;
+    if (!foreign_field.empty()) {
+      expr_value v = ctx.eval(local, doc);
+      array values;
+      if (v && v->is_array()) {
+        values = v->as_array();
+      } else {
+        values.push_back(v ? *v : value());
+      }
+      if (values.empty()) return {};
+      const bool has_regex = std::any_of(values.begin(), values.end(), [](const value& x) { return x.type() == kind::regex; });
+      if (has_regex) {  // equality only: a regex value is matched as itself, not as a pattern
+        array alternatives;
+        for (value& x : values) alternatives.emplace_back(document{{foreign_field, value(document{{"$eq", std::move(x)}})}});
+        filter.push_back(field{"$or", value(std::move(alternatives))});
+      } else {
+        filter.push_back(field{foreign_field, value(document{{"$in", value(std::move(values))}})});
+      }
+    }
+    std::vector<value> let_values;
+    for (const auto& [name, e] : lets) let_values.push_back(ctx.eval(e, doc).value_or(value()));
+    auto sub = child_ctx(ctx, std::move(let_values));
+    auto [pushed, first] = pushdown(pipeline);
+    if (!pushed.empty()) filter = filter.empty() ? pushed : document{{"$and", value(array{value(filter), value(pushed)})}};
+    const stage_list rest(pipeline.begin() + static_cast<std::ptrdiff_t>(first), pipeline.end());
+    cursor_ptr c = open_pipeline(rest, collection_cursor(*sub, from, filter), *sub);
+    return drain(*c, budget, ctx);
+  }
+
+  cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
+    const bool cacheable = foreign_field.empty() && lets.empty();  // the same result for every document
+    auto budget = std::make_shared<memory_budget>("$lookup", ctx);
+    return each(std::move(input), ctx,
+                [this, &ctx, cacheable, budget, cached = std::optional<std::vector<document>>()](document& d) mutable {
+                  std::vector<document> found;
+                  if (cacheable && cached) {
+                    found = *cached;
+                  } else {
+                    budget->release(budget->used());
+                    found = matches(d, ctx, *budget);
+                    if (cacheable) cached = found;
+                  }
+                  array arr;
+                  arr.reserve(found.size());
+                  for (document& f : found) arr.emplace_back(std::move(f));
+                  set_path(d, as, value(std::move(arr)));
+                  return true;
+                });
+  }
+};
+
+struct union_stage final : stage {
+  std::string coll;
+  stage_list pipeline;
+  cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
+    struct c final : cursor {
+      cursor_ptr in;
+      const union_stage& s;
+      exec_ctx& ctx;
+      std::unique_ptr<exec_ctx> sub;
+      cursor_ptr other;
+      c(cursor_ptr i, const union_stage& st, exec_ctx& x) : in(std::move(i)), s(st), ctx(x) {}
+      bool next(document& out) override {
+        if (in) {
+          if (in->next(out)) return true;
+          in.reset();
+          sub = child_ctx(ctx);
+          auto [filter, first] = pushdown(s.pipeline);
+          const stage_list rest(s.pipeline.begin() + static_cast<std::ptrdiff_t>(first), s.pipeline.end());
+          other = open_pipeline(rest, collection_cursor(*sub, s.coll, filter), *sub);
+        }
+        return other->next(out);
+      }
+    };
+    return std::make_unique<c>(std::move(input), *this, ctx);
+  }
+};
+
+struct facet_stage final : stage {
+  std::vector<std::pair<std::string, stage_list>> facets;
+  cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
+    memory_budget budget("$facet", ctx);
+    std::vector<document> docs = drain(*input, budget, ctx);
+    document out;
+    for (const auto& [name, stages] : facets) {
+      auto sub = child_ctx(ctx);
+      memory_budget results("$facet", ctx);
+      cursor_ptr c = open_pipeline(stages, vector_cursor(docs), *sub);
+      std::vector<document> got = drain(*c, results, ctx);
+      budget.add(results.used());
+      array arr;
+      for (document& d : got) arr.emplace_back(std::move(d));
+      out.push_back(field{name, value(std::move(arr))});
+    }
+    return vector_cursor({std::move(out)});
+  }
+};
+
+compile_ctx deeper(const compile_ctx& ctx) {
+  compile_ctx c = ctx;
+  c.depth = ctx.depth + 1;
+  return c;
+}
+
+result<stage_list> sub_pipeline(const value& spec, const compile_ctx& ctx, const std::string& what) {
+  if (!spec.is_array()) return make_error(what + " must be an array of stages");
+  auto p = compile_pipeline(spec.as_array(), ctx);
+  if (!p) return make_error(what + ": " + p.error().message);
+  return p;
+}
+
+result<std::string> string_field(const document& d, std::string_view key, bool required) {
+  const value* v = find_field(d, key);
+  if (v == nullptr) {
+    if (required) return make_error("missing " + quoted(key));
+    return std::string();
+  }
+  if (!v->is_string() || v->as_string().empty()) return make_error(quoted(key) + " must be a non-empty string");
+  return v->as_string();
+}
+
+}  // namespace
+
+result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx) {
+  if (!spec.is_document()) return make_error("the specification must be a document");
+  const document& d = spec.as_document();
+  for (const field& f : d) {
+    static constexpr std::string_view known[] = {"from", "as", "localField", "foreignField", "let", "pipeline"};
+    if (std::find(std::begin(known), std::end(known), f.name) == std::end(known)) return make_error("unknown argument " + quoted(f.name));
+  }
+  auto s = std::make_shared<lookup_stage>();
+  auto from = string_field(d, "from", true);
+  if (!from) return std::move(from).error();
+  auto as = string_field(d, "as", true);
+  if (!as) return std::move(as).error();
+  auto lf = string_field(d, "localField", false);
+  if (!lf) return std::move(lf).error();
+  auto ff = string_field(d, "foreignField", false);
+  if (!ff) return std::move(ff).error();
+  if (lf->empty() != ff->empty()) return make_error("`localField` and `foreignField` go together");
+  const value* pipeline = find_field(d, "pipeline");
+  if (lf->empty() && pipeline == nullptr) return make_error("needs `localField` and `foreignField`, or a `pipeline`");
+  if (auto p = field_path_parts(*as, "`as`"); !p) return std::move(p).error();
+  s->from = *from;
+  s->as = *as;
+  s->local_field = *lf;
+  s->foreign_field = *ff;
+  if (!lf->empty()) {
+    auto e = ctx.compile(value("$" + *lf));
+    if (!e) return make_error("`localField`: " + e.error().message);
+    s->local = std::move(*e);
+  }
+  compile_ctx sub = deeper(ctx);
+  if (const value* let = find_field(d, "let")) {
+    if (!let->is_document()) return make_error("`let` must be a document");
+    for (const field& f : let->as_document()) {
+      auto e = ctx.compile(f.val);
+      if (!e) return make_error("`let` " + quoted(f.name) + ": " + e.error().message);
+      s->lets.emplace_back(f.name, std::move(*e));
+      sub.expr.variables.push_back(f.name);
+    }
+  }
+  if (pipeline != nullptr) {
+    auto p = sub_pipeline(*pipeline, sub, "`pipeline`");
+    if (!p) return std::move(p).error();
+    s->pipeline = std::move(*p);
+  }
+  return stage_ptr(s);
+}
+
+result<stage_ptr> compile_union_with(const value& spec, const compile_ctx& ctx) {
+  auto s = std::make_shared<union_stage>();
+  if (spec.is_string()) {
+    if (spec.as_string().empty()) return make_error("the collection name must not be empty");
+    s->coll = spec.as_string();
+    return stage_ptr(s);
+  }
+  if (!spec.is_document()) return make_error("takes a collection name or {coll, pipeline}");
+  for (const field& f : spec.as_document()) {
+    if (f.name != "coll" && f.name != "pipeline") return make_error("unknown argument " + quoted(f.name));
+  }
+  auto coll = string_field(spec.as_document(), "coll", true);
+  if (!coll) return std::move(coll).error();
+  s->coll = *coll;
+  if (const value* p = find_field(spec.as_document(), "pipeline")) {
+    auto sp = sub_pipeline(*p, deeper(ctx), "`pipeline`");
+    if (!sp) return std::move(sp).error();
+    s->pipeline = std::move(*sp);
+  }
+  return stage_ptr(s);
+}
+
+result<stage_ptr> compile_facet(const value& spec, const compile_ctx& ctx) {
+  if (!spec.is_document() || spec.as_document().empty()) return make_error("the specification must be a non-empty document");
+  auto s = std::make_shared<facet_stage>();
+  for (const field& f : spec.as_document()) {
+    if (f.name.empty() || f.name[0] == '$' || f.name.find('.') != std::string::npos) {
+      return make_error("facet name " + quoted(f.name) + " must be non-empty, not start with '$' and not contain '.'");
+    }
+    auto p = sub_pipeline(f.val, deeper(ctx), "facet " + quoted(f.name));
+    if (!p) return std::move(p).error();
+    s->facets.emplace_back(f.name, std::move(*p));
+  }
+  return stage_ptr(s);
+}
+
+}  // namespace omgdb::engine::aggregate_detail

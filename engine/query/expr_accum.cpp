@@ -1,0 +1,107 @@
+// The accumulator-named expression operators ($sum $avg $min $max $stdDevPop $stdDevSamp):
+// over the elements of a single array argument, or over several arguments. And numeric_sum,
+// the widening sum they share with the $group accumulators.
+#include <cmath>
+
+#include "engine/query/expr_detail.hpp"
+
+namespace omgdb::engine {
+
+void numeric_sum::add(const value& v) {
+  if (v.is_decimal()) throw expression_error("$sum and $avg do not support decimal values yet");
+  if (!v.is_number()) return;
+  ++count_;
+  if (v.is_double()) {
+    if (width_ < 2) double_ = static_cast<long double>(long_);
+    width_ = 2;
+    double_ += v.as_double();
+    return;
+  }
+  const std::int64_t x = v.is_int32() ? v.as_int32() : v.as_int64();
+  if (width_ == 2) {
+    double_ += static_cast<long double>(x);
+    return;
+  }
+  if (v.is_int64()) width_ = std::max(width_, 1);
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(long_, x, &sum)) {
+    double_ = static_cast<long double>(long_) + static_cast<long double>(x);  // continues in double
+    width_ = 2;
+  } else {
+    long_ = sum;
+  }
+}
+
+value numeric_sum::total() const {
+  if (width_ == 2) return value(static_cast<double>(double_));
+  if (width_ == 1) return value(long_);
+  return expr_detail::int_or_long(long_);
+}
+
+double numeric_sum::as_double() const { return width_ == 2 ? static_cast<double>(double_) : static_cast<double>(long_); }
+
+namespace expr_detail {
+namespace {
+
+// The operands: a single array argument's elements, else the arguments themselves.
+array operands(const op_node& self, eval_ctx& ctx) {
+  array out;
+  if (self.args.size() == 1) {
+    expr_value v = self.arg(0, ctx);
+    if (v && v->is_array()) return v->as_array();
+    if (v) out.push_back(std::move(*v));
+    return out;
+  }
+  for (std::size_t i = 0; i < self.args.size(); ++i) {
+    expr_value v = self.arg(i, ctx);
+    if (v) out.push_back(std::move(*v));
+  }
+  return out;
+}
+
+expr_value sum_op(const op_node& self, eval_ctx& ctx) {
+  numeric_sum s;
+  for (const value& v : operands(self, ctx)) s.add(v);
+  if (self.name == "$sum") return s.total();
+  if (s.count() == 0) return value();
+  return value(s.as_double() / static_cast<double>(s.count()));
+}
+
+expr_value min_max_op(const op_node& self, eval_ctx& ctx) {
+  const bool max = self.name == "$max";
+  expr_value best;
+  for (value& v : operands(self, ctx)) {
+    if (v.is_null()) continue;
+    if (!best || (max ? compare(v, *best) > 0 : compare(v, *best) < 0)) best = std::move(v);
+  }
+  return best ? best : value();
+}
+
+expr_value std_dev_op(const op_node& self, eval_ctx& ctx) {
+  double mean = 0, m2 = 0;
+  std::uint64_t n = 0;
+  for (const value& v : operands(self, ctx)) {
+    if (!v.is_number()) continue;
+    const double x = v.number_as_double();
+    ++n;
+    const double d = x - mean;
+    mean += d / static_cast<double>(n);
+    m2 += d * (x - mean);
+  }
+  const bool sample = self.name == "$stdDevSamp";
+  if (n == 0 || (sample && n < 2)) return value();
+  return value(std::sqrt(m2 / static_cast<double>(sample ? n - 1 : n)));
+}
+
+constexpr op_info ops[] = {
+    {"$sum", 1, -1, sum_op},         {"$avg", 1, -1, sum_op},
+    {"$min", 1, -1, min_max_op},     {"$max", 1, -1, min_max_op},
+    {"$stdDevPop", 1, -1, std_dev_op}, {"$stdDevSamp", 1, -1, std_dev_op},
+};
+
+}  // namespace
+
+op_table accum_ops() { return table_of(ops); }
+
+}  // namespace expr_detail
+}  // namespace omgdb::engine

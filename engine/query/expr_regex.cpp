@@ -1,0 +1,155 @@
+// $regexMatch, $regexFind and $regexFindAll on PCRE2 (UTF mode), as MongoDB. Results of the
+// find operators are {match, idx, captures}, idx counting code points.
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <memory>
+#include <string>
+
+#include "engine/query/expr_detail.hpp"
+
+namespace omgdb::engine::expr_detail {
+namespace {
+
+using code_ptr = std::shared_ptr<pcre2_code>;
+
+// The last pattern compiled on this thread (a pipeline evaluates the same one per document).
+code_ptr compiled(const std::string& op, const std::string& pattern, const std::string& options) {
+  thread_local std::string last_pattern, last_options;
+  thread_local code_ptr last;
+  if (last && last_pattern == pattern && last_options == options) return last;
+  std::uint32_t flags = PCRE2_UTF;
+  for (char c : options) {
+    switch (c) {
+      case 'i': flags |= PCRE2_CASELESS; break;
+      case 'm': flags |= PCRE2_MULTILINE; break;
+      case 's': flags |= PCRE2_DOTALL; break;
+      case 'x': flags |= PCRE2_EXTENDED; break;
+      case 'u': break;
+      default: fail(op + ": invalid flag in regex options: " + std::string(1, c));
+    }
+  }
+  int err = 0;
+  PCRE2_SIZE at = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), flags, &err, &at, nullptr);
+  if (code == nullptr) {
+    PCRE2_UCHAR buf[256];
+    pcre2_get_error_message(err, buf, sizeof buf);
+    fail(op + ": invalid regular expression: " + reinterpret_cast<const char*>(buf));
+  }
+  last = code_ptr(code, pcre2_code_free);
+  last_pattern = pattern;
+  last_options = options;
+  return last;
+}
+
+struct regex_call {
+  std::string input;
+  code_ptr code;
+  bool null_input = false;
+};
+
+regex_call prepare(const op_node& self, eval_ctx& ctx) {
+  regex_call call;
+  expr_value in = self.arg(0, ctx), re = self.arg(1, ctx);
+  std::string pattern, options;
+  if (re && re->type() == kind::regex) {
+    pattern = std::get<regex>(re->raw()).pattern;
+    options = std::get<regex>(re->raw()).options;
+  } else if (re && re->is_string()) {
+    pattern = re->as_string();
+  } else if (!nullish(re)) {
+    fail(self.name + " needs 'regex' to be of type string or regex, not " + type_name(re));
+  }
+  if (self.has(2)) {
+    expr_value o = self.arg(2, ctx);
+    if (!nullish(o)) {
+      if (!o->is_string()) fail(self.name + " needs 'options' to be of type string, not " + type_name(*o));
+      if (!options.empty()) fail(self.name + ": options set in both 'regex' and 'options'");
+      options = o->as_string();
+    }
+  }
+  if (nullish(in) || nullish(re)) {
+    call.null_input = true;
+    return call;
+  }
+  if (!in->is_string()) fail(self.name + " needs 'input' to be of type string, not " + type_name(*in));
+  call.input = in->as_string();
+  call.code = compiled(self.name, pattern, options);
+  return call;
+}
+
+std::int64_t cps_before(const std::string& s, std::size_t bytes) {
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < bytes && i < s.size(); ++i) n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  return n;
+}
+
+// Matches from `start`; fills `out` with {match, idx, captures}. False when nothing matched.
+bool match_at(const regex_call& call, std::size_t start, document& out, std::size_t& end) {
+  std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(
+      pcre2_match_data_create_from_pattern(call.code.get(), nullptr), pcre2_match_data_free);
+  const int rc = pcre2_match(call.code.get(), reinterpret_cast<PCRE2_SPTR>(call.input.data()), call.input.size(), start,
+                             0, md.get(), nullptr);
+  if (rc == PCRE2_ERROR_NOMATCH) return false;
+  if (rc < 0) fail("regular expression match failed (PCRE2 error " + std::to_string(rc) + ")");
+  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
+  std::uint32_t groups = 0;
+  pcre2_pattern_info(call.code.get(), PCRE2_INFO_CAPTURECOUNT, &groups);
+  array captures;
+  for (std::uint32_t g = 1; g <= groups; ++g) {
+    if (static_cast<int>(g) >= rc || ov[2 * g] == PCRE2_UNSET) {
+      captures.emplace_back();
+    } else {
+      captures.emplace_back(call.input.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g]));
+    }
+  }
+  out = document{{"match", value(call.input.substr(ov[0], ov[1] - ov[0]))},
+                 {"idx", int_or_long(cps_before(call.input, ov[0]))},
+                 {"captures", value(std::move(captures))}};
+  end = ov[1] == ov[0] ? ov[1] + 1 : ov[1];
+  while (end < call.input.size() && (static_cast<unsigned char>(call.input[end]) & 0xC0) == 0x80) ++end;
+  return true;
+}
+
+expr_value regex_match_op(const op_node& self, eval_ctx& ctx) {
+  regex_call call = prepare(self, ctx);
+  if (call.null_input) return value(false);
+  document d;
+  std::size_t end = 0;
+  return value(match_at(call, 0, d, end));
+}
+
+expr_value regex_find_op(const op_node& self, eval_ctx& ctx) {
+  regex_call call = prepare(self, ctx);
+  if (call.null_input) return value();
+  document d;
+  std::size_t end = 0;
+  if (!match_at(call, 0, d, end)) return value();
+  return value(std::move(d));
+}
+
+expr_value regex_find_all_op(const op_node& self, eval_ctx& ctx) {
+  regex_call call = prepare(self, ctx);
+  array out;
+  if (call.null_input) return value(std::move(out));
+  std::size_t start = 0;
+  document d;
+  while (start <= call.input.size() && match_at(call, start, d, start)) {
+    out.emplace_back(std::move(d));
+    if (out.size() > 1000000) fail(self.name + ": more than 1000000 matches");
+  }
+  return value(std::move(out));
+}
+
+constexpr op_info ops[] = {
+    {"$regexMatch", -1, -1, regex_match_op, "input,regex,options?"},
+    {"$regexFind", -1, -1, regex_find_op, "input,regex,options?"},
+    {"$regexFindAll", -1, -1, regex_find_all_op, "input,regex,options?"},
+};
+
+}  // namespace
+
+op_table regex_ops() { return table_of(ops); }
+
+}  // namespace omgdb::engine::expr_detail

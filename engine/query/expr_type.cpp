@@ -1,0 +1,288 @@
+// Type expression operators: $type, $isNumber, $convert and its shorthands $toInt $toLong
+// $toDouble $toDecimal $toString $toBool $toDate $toObjectId. Conversion rules and error
+// texts follow MongoDB's $convert table; a null or missing input gives null (or onNull).
+#include <bson/bson.h>
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "engine/query/expr_detail.hpp"
+#include "engine/value/datetime.hpp"
+#include "engine/value/ejson.hpp"
+
+namespace omgdb::engine::expr_detail {
+namespace {
+
+using i64 = std::int64_t;
+
+expr_value type_op(const op_node& self, eval_ctx& ctx) {
+  expr_value v = self.arg(0, ctx);
+  return value(v ? type_name(*v) : std::string("missing"));
+}
+
+expr_value is_number_op(const op_node& self, eval_ctx& ctx) {
+  expr_value v = self.arg(0, ctx);
+  return value(v && v->is_number());
+}
+
+std::string double_text(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, r.ptr);
+}
+
+[[noreturn]] void unsupported(const value& v, std::string_view to) {
+  fail("Unsupported conversion from " + type_name(v) + " to " + std::string(to) + " in $convert with no onError value");
+}
+
+[[noreturn]] void failed_parse(const std::string& s, std::string_view to) {
+  fail("Failed to parse number '" + s + "' in $convert with no onError value: cannot convert to " + std::string(to));
+}
+
+i64 checked_long(double d, bool to_int) {
+  if (std::isnan(d)) fail("Attempt to convert NaN value to integer type in $convert with no onError value");
+  const double t = std::trunc(d);
+  const double lo = to_int ? -2147483648.0 : -9223372036854775808.0;
+  const double hi = to_int ? 2147483648.0 : 9223372036854775808.0;
+  if (!(t >= lo && t < hi)) fail("Conversion would overflow target type in $convert with no onError value");
+  return static_cast<i64>(t);
+}
+
+i64 parse_integer(const std::string& s, std::string_view to) {
+  i64 out = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) failed_parse(s, to);
+  return out;
+}
+
+double parse_double(const std::string& s) {
+  if (s == "NaN") return std::nan("");
+  if (s == "Infinity" || s == "inf") return INFINITY;
+  if (s == "-Infinity" || s == "-inf") return -INFINITY;
+  double out = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) failed_parse(s, "double");
+  return out;
+}
+
+i64 millis_of(const value& v) { return std::get<date_time>(v.raw()).millis; }
+
+value to_integer(const value& v, bool to_int) {
+  const std::string_view to = to_int ? "int" : "long";
+  switch (v.type()) {
+    case kind::boolean: return to_int ? value(std::int32_t{v.as_bool()}) : value(i64{v.as_bool()});
+    case kind::int32: return to_int ? v : value(i64{v.as_int32()});
+    case kind::int64:
+      if (!to_int) return v;
+      if (v.as_int64() < INT32_MIN || v.as_int64() > INT32_MAX) fail("Conversion would overflow target type in $convert with no onError value");
+      return value(static_cast<std::int32_t>(v.as_int64()));
+    case kind::double_:
+    case kind::decimal128: {
+      const i64 n = checked_long(v.number_as_double(), to_int);
+      return to_int ? value(static_cast<std::int32_t>(n)) : value(n);
+    }
+    case kind::string: {
+      const i64 n = parse_integer(v.as_string(), to);
+      if (to_int && (n < INT32_MIN || n > INT32_MAX)) failed_parse(v.as_string(), to);
+      return to_int ? value(static_cast<std::int32_t>(n)) : value(n);
+    }
+    case kind::date_time:
+      if (!to_int) return value(millis_of(v));
+      [[fallthrough]];
+    default: unsupported(v, to);
+  }
+}
+
+value to_double(const value& v) {
+  switch (v.type()) {
+    case kind::boolean: return value(v.as_bool() ? 1.0 : 0.0);
+    case kind::int32:
+    case kind::int64:
+    case kind::double_:
+    case kind::decimal128: return value(v.number_as_double());
+    case kind::string: return value(parse_double(v.as_string()));
+    case kind::date_time: return value(static_cast<double>(millis_of(v)));
+    default: unsupported(v, "double");
+  }
+}
+
+value decimal_from_text(const std::string& s) {
+  bson_decimal128_t dec;
+  if (s.size() > 1000 || !bson_decimal128_from_string_w_len(s.c_str(), static_cast<int>(s.size()), &dec)) {
+    failed_parse(s, "decimal");
+  }
+  return value(decimal128{dec.high, dec.low});
+}
+
+value to_decimal(const value& v) {
+  switch (v.type()) {
+    case kind::boolean: return decimal_from_text(v.as_bool() ? "1" : "0");
+    case kind::int32: return decimal_from_text(std::to_string(v.as_int32()));
+    case kind::int64: return decimal_from_text(std::to_string(v.as_int64()));
+    case kind::double_: return decimal_from_text(double_text(v.as_double()));
+    case kind::decimal128: return v;
+    case kind::string: return decimal_from_text(v.as_string());
+    case kind::date_time: return decimal_from_text(std::to_string(millis_of(v)));
+    default: unsupported(v, "decimal");
+  }
+}
+
+std::string hex_of(const object_id& o) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (std::uint8_t b : o.bytes) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
+  }
+  return s;
+}
+
+value to_string_value(const value& v) {
+  switch (v.type()) {
+    case kind::boolean: return value(v.as_bool() ? "true" : "false");
+    case kind::int32: return value(std::to_string(v.as_int32()));
+    case kind::int64: return value(std::to_string(v.as_int64()));
+    case kind::double_: return value(double_text(v.as_double()));
+    case kind::decimal128: return value(decimal_to_string(std::get<decimal128>(v.raw())));
+    case kind::string: return v;
+    case kind::object_id: return value(hex_of(std::get<object_id>(v.raw())));
+    case kind::date_time: return value(format_iso8601(millis_of(v)));
+    default: unsupported(v, "string");
+  }
+}
+
+value to_bool(const value& v) {
+  switch (v.type()) {
+    case kind::boolean: return v;
+    case kind::int32:
+    case kind::int64:
+    case kind::double_:
+    case kind::decimal128: return value(v.number_as_double() != 0);
+    case kind::string:
+    case kind::object_id:
+    case kind::date_time:
+    case kind::timestamp:
+    case kind::document:
+    case kind::array:
+    case kind::binary:
+    case kind::regex: return value(true);
+    default: unsupported(v, "bool");
+  }
+}
+
+value to_date(const value& v) {
+  switch (v.type()) {
+    case kind::date_time: return v;
+    case kind::int64: return value(date_time{v.as_int64()});
+    case kind::double_:
+    case kind::decimal128: return value(date_time{checked_long(v.number_as_double(), false)});
+    case kind::string: {
+      auto ms = parse_iso8601(v.as_string());
+      if (!ms) fail("Error parsing date string '" + v.as_string() + "': " + ms.error().message);
+      return value(date_time{*ms});
+    }
+    case kind::object_id: {
+      const auto& b = std::get<object_id>(v.raw()).bytes;
+      const i64 secs = (i64{b[0]} << 24) | (i64{b[1]} << 16) | (i64{b[2]} << 8) | i64{b[3]};
+      return value(date_time{secs * 1000});
+    }
+    case kind::timestamp: return value(date_time{i64{std::get<timestamp>(v.raw()).t} * 1000});
+    default: unsupported(v, "date");
+  }
+}
+
+value to_object_id(const value& v) {
+  if (v.type() == kind::object_id) return v;
+  if (!v.is_string()) unsupported(v, "objectId");
+  const std::string& s = v.as_string();
+  object_id o;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  if (s.size() != 24) fail("Failed to parse objectId '" + s + "' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found " + std::to_string(s.size()));
+  for (std::size_t i = 0; i < 12; ++i) {
+    const int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+    if (hi < 0 || lo < 0) fail("Failed to parse objectId '" + s + "' in $convert with no onError value: Invalid character found in hex string");
+    o.bytes[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+  }
+  return value(o);
+}
+
+// The target type of $convert: a type alias or its BSON number.
+std::string target_name(const value& to) {
+  if (to.is_string()) return to.as_string();
+  if (to.is_number()) {
+    switch (static_cast<int>(to.number_as_double())) {
+      case 1: return "double";
+      case 2: return "string";
+      case 7: return "objectId";
+      case 8: return "bool";
+      case 9: return "date";
+      case 16: return "int";
+      case 18: return "long";
+      case 19: return "decimal";
+      default: break;
+    }
+  }
+  fail("$convert: unknown target type " + type_name(to) + " (use \"double\", \"string\", \"objectId\", \"bool\", \"date\", \"int\", \"long\" or \"decimal\")");
+}
+
+value convert_to(const value& v, const std::string& to) {
+  if (to == "int") return to_integer(v, true);
+  if (to == "long") return to_integer(v, false);
+  if (to == "double") return to_double(v);
+  if (to == "decimal") return to_decimal(v);
+  if (to == "string") return to_string_value(v);
+  if (to == "bool") return to_bool(v);
+  if (to == "date") return to_date(v);
+  if (to == "objectId") return to_object_id(v);
+  fail("$convert: unknown target type \"" + to + "\" (use \"double\", \"string\", \"objectId\", \"bool\", \"date\", \"int\", \"long\" or \"decimal\")");
+}
+
+// {$convert: {input, to, onError?, onNull?}}
+expr_value convert_op(const op_node& self, eval_ctx& ctx) {
+  expr_value to = self.arg(1, ctx);
+  if (nullish(to)) return value();
+  const std::string target = target_name(*to);
+  expr_value in = self.arg(0, ctx);
+  if (nullish(in)) return self.has(3) ? self.arg(3, ctx) : value();
+  if (!self.has(2)) return convert_to(*in, target);
+  try {
+    return convert_to(*in, target);
+  } catch (const expression_error&) {
+    return self.arg(2, ctx);
+  }
+}
+
+expr_value shorthand_op(const op_node& self, eval_ctx& ctx) {
+  expr_value in = self.arg(0, ctx);
+  if (nullish(in)) return value();
+  static const std::pair<std::string_view, std::string_view> names[] = {
+      {"$toInt", "int"},       {"$toLong", "long"}, {"$toDouble", "double"}, {"$toDecimal", "decimal"},
+      {"$toString", "string"}, {"$toBool", "bool"}, {"$toDate", "date"},     {"$toObjectId", "objectId"}};
+  for (const auto& [op, to] : names) {
+    if (op == self.name) return convert_to(*in, std::string(to));
+  }
+  fail("unknown conversion " + self.name);
+}
+
+constexpr op_info ops[] = {
+    {"$type", 1, 1, type_op},           {"$isNumber", 1, 1, is_number_op},
+    {"$convert", -1, -1, convert_op, "input,to,onError?,onNull?"},
+    {"$toInt", 1, 1, shorthand_op},     {"$toLong", 1, 1, shorthand_op},
+    {"$toDouble", 1, 1, shorthand_op},  {"$toDecimal", 1, 1, shorthand_op},
+    {"$toString", 1, 1, shorthand_op},  {"$toBool", 1, 1, shorthand_op},
+    {"$toDate", 1, 1, shorthand_op},    {"$toObjectId", 1, 1, shorthand_op},
+};
+
+}  // namespace
+
+op_table type_ops() { return table_of(ops); }
+
+}  // namespace omgdb::engine::expr_detail
