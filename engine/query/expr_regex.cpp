@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/query/expr_detail.hpp"
+#include "engine/query/filter.hpp"
 
 namespace omgdb::engine::expr_detail {
 namespace {
@@ -44,6 +45,7 @@ code_ptr compiled(const std::string& op, const std::string& pattern, const std::
 }
 
 struct regex_call {
+  std::string name;  // the operator, for messages
   std::string input;
   code_ptr code;
   bool null_input = false;
@@ -51,6 +53,7 @@ struct regex_call {
 
 regex_call prepare(const op_node& self, eval_ctx& ctx) {
   regex_call call;
+  call.name = self.name;
   expr_value in = self.arg(0, ctx), re = self.arg(1, ctx);
   std::string pattern, options;
   if (re && re->type() == kind::regex) {
@@ -85,13 +88,34 @@ std::int64_t cps_before(const std::string& s, std::size_t bytes) {
   return n;
 }
 
+// One match context per thread with the filters' match limit (k_regex_match_limit), so a
+// `$regexMatch` / `$regexFind` cannot hold a thread longer than a `$regex` can.
+pcre2_match_context* limited_context() {
+  struct holder {
+    pcre2_match_context* ctx = pcre2_match_context_create(nullptr);
+    holder() {
+      if (ctx != nullptr) {
+        pcre2_set_match_limit(ctx, k_regex_match_limit);
+        pcre2_set_depth_limit(ctx, k_regex_match_limit);
+      }
+    }
+    ~holder() { pcre2_match_context_free(ctx); }
+  };
+  thread_local holder h;
+  return h.ctx;
+}
+
 // Matches from `start`; fills `out` with {match, idx, captures}. False when nothing matched.
 bool match_at(const regex_call& call, std::size_t start, document& out, std::size_t& end) {
   std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(
       pcre2_match_data_create_from_pattern(call.code.get(), nullptr), pcre2_match_data_free);
   const int rc = pcre2_match(call.code.get(), reinterpret_cast<PCRE2_SPTR>(call.input.data()), call.input.size(), start,
-                             0, md.get(), nullptr);
+                             0, md.get(), limited_context());
   if (rc == PCRE2_ERROR_NOMATCH) return false;
+  if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
+    fail(quoted(call.name) + " reached the regex match limit (" + std::to_string(k_regex_match_limit) +
+         " backtracking steps) on one value; the pattern backtracks too much: simplify it or anchor it");
+  }
   if (rc < 0) fail("regular expression match failed (PCRE2 error " + std::to_string(rc) + ")");
   const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
   std::uint32_t groups = 0;

@@ -52,3 +52,9 @@ TEST_CASE("regexMatch, regexFind and regexFindAll report matches with code point
         R"([{"match":"1","idx":1,"captures":[]},{"match":"22","idx":3,"captures":[]}])");
   CHECK(err(R"({"$regexMatch": {"input": "a", "regex": "("}})").find("$regexMatch: invalid regular expression") == 0);
 }
+
+TEST_CASE("a regexMatch that reaches the match limit is an error naming the operator and the limit") {
+  const std::string e =
+      err(R"({"$regexMatch": {"input": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "regex": "^(?:(a+)+x|a+b)$"}})");
+  CHECK(e.find("`$regexMatch` reached the regex match limit (100000 backtracking steps)") == 0);
+}
