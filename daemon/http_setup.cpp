@@ -112,7 +112,6 @@ std::function<std::optional<transports::http_reloadable>()> make_reloader(
     log::info("SIGHUP: reloaded " + (next->source.empty() ? std::string("the defaults") : next->source) +
               (list.empty() ? "; nothing changed" : "; changed: " + list));
     apply_logging(*next);
-    auth::set_store_roots(next->store_roots);
     auto r = reloadable_of(*next, std::move(*tokens));
     if (on_applied) on_applied(*next);
     live->replace(std::move(*next));
