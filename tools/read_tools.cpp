@@ -144,7 +144,6 @@ handler_result distinct(distinct_args& a, const call& c) {
   const bool truncated = found.truncated || cut_by_bytes;
   std::string text = "{\"values\":[" + values + "],\"count\":" + std::to_string(count) +
                      ",\"truncated\":" + (truncated ? "true" : "false");
-  const std::string total = std::to_string(distinct_count) + (capped ? " or more" : "");
   if (truncated) {
     text += ",\"distinctCount\":" + std::to_string(distinct_count);
     if (capped) text += ",\"distinctCountIsLowerBound\":true";
@@ -152,9 +151,9 @@ handler_result distinct(distinct_args& a, const call& c) {
   tool_result r = tool_result::text(text + "}");
   if (cut_by_bytes) {
     r.texts.push_back("Values cut at the " + size_text(max_bytes) + " reply limit after " + std::to_string(count) +
-                      " of " + total + " distinct values (the first ones in BSON order). Narrow `filter` to see the rest.");
+                      " values (the first ones in BSON order). Narrow `filter` to see the rest.");
   } else if (found.truncated) {
-    r.texts.push_back("More distinct values exist: these are the first " + std::to_string(count) + " of " + total +
+    r.texts.push_back("More distinct values exist: these are the first " + std::to_string(count) +
                       " in BSON order (`maxValues` " + std::to_string(a.max_values) +
                       "). Raise `maxValues` or narrow `filter` to see the rest.");
   }

@@ -202,14 +202,14 @@ std::optional<std::string> missing_collection_note(const engine::store& st, cons
 
 }  // namespace
 
-mcp::tool_result run_tool(std::string_view name, const bj::object& args, mcp::call_context& ctx, const tool_env& env,
-                          const std::function<handler_result(arg_list&, const call&)>& body) {
+mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::object& args, mcp::call_context& ctx,
+                          const tool_env& env, const std::function<handler_result(arg_list&, const call&)>& body) {
   const call c{ctx, env, name};
   try {
     arg_list list(args, c);
     auto r = body(list, c);
     if (!r) return mcp::tool_result::failure(r.error());
-    if (list.named_store() && list.named_collection() && !r->is_error) {
+    if (note_missing && list.named_store() && list.named_collection() && !r->is_error) {
       if (auto note = missing_collection_note(*list.named_store(), *list.named_collection())) {
         r->texts.push_back(std::move(*note));
       }

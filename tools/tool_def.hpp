@@ -55,6 +55,7 @@ struct tool_info {
   bool quick = false;                // mcp::tool::quick
   std::string_view quick_once_warm;  // mcp::tool::quick_once_warm
   bool needs_sql = false;            // listed only when the SQL service has connections
+  bool note_missing_collection = true;  // false: the tool removes the collection it names
 };
 
 inline constexpr mcp::annotations read_only{true, true, false};
@@ -191,9 +192,10 @@ using runner = handler_result (*)(Args&, const call&);
 mcp::tool_result json_text(const boost::json::value& v);
 
 // Decodes through `body`, runs it, converts a failure or exception into the error envelope
-// (once, here), and adds the missing-collection note.
-mcp::tool_result run_tool(std::string_view name, const boost::json::object& args, mcp::call_context& ctx,
-                          const tool_env& env, const std::function<handler_result(arg_list&, const call&)>& body);
+// (once, here), and adds the missing-collection note when `note_missing`.
+mcp::tool_result run_tool(std::string_view name, bool note_missing, const boost::json::object& args,
+                          mcp::call_context& ctx, const tool_env& env,
+                          const std::function<handler_result(arg_list&, const call&)>& body);
 
 struct tool_def {
   tool_info info;
@@ -232,9 +234,9 @@ status decode_only(const boost::json::object& args, const call& c) {
 // The definition of a tool whose arguments are `Args` and whose handler is `run`.
 template <class Args>
 tool_def define(tool_info info, runner<Args> run) {
-  auto bind = [name = info.name, run](const tool_env& env) -> mcp::tool_handler {
-    return [name, run, env](const boost::json::object& args, mcp::call_context& ctx) {
-      return run_tool(name, args, ctx, env, [run](arg_list& list, const call& c) -> handler_result {
+  auto bind = [name = info.name, note = info.note_missing_collection, run](const tool_env& env) -> mcp::tool_handler {
+    return [name, note, run, env](const boost::json::object& args, mcp::call_context& ctx) {
+      return run_tool(name, note, args, ctx, env, [run](arg_list& list, const call& c) -> handler_result {
         Args a{};
         OMGDB_CHECK(read_args(a, list));
         return run(a, c);

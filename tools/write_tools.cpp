@@ -90,10 +90,13 @@ const tool_def create_collection_tool = define<in_collection>(
      scope::read_write},
     create_collection);
 const tool_def drop_collection_tool = define<in_collection>(
-    {"drop_collection",
-     "Drop a collection with all of its documents and index metadata. The only tool above `read-write`: it is "
-     "never advertised or callable unless the server was started with `--scope dangerous`.",
-     plain_write, scope::dangerous},
+    {.name = "drop_collection",
+     .description = "Drop a collection with all of its documents and index metadata. The only tool above "
+                    "`read-write`: it is never advertised or callable unless the server was started with "
+                    "`--scope dangerous`.",
+     .hints = plain_write,
+     .scope = scope::dangerous,
+     .note_missing_collection = false},
     drop_collection);
 
 }  // namespace omgdb::tools
