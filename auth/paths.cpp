@@ -1,19 +1,12 @@
-// omgdb auth — store path confinement under the configured store roots.
+// omgdb auth — path confinement under the configured store roots.
 #include "auth/paths.hpp"
 
-#include <mutex>
 #include <system_error>
 
 namespace omgdb::auth {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::mutex roots_mu;
-std::vector<fs::path>& roots_ref() {
-  static std::vector<fs::path> roots;
-  return roots;
-}
 
 // True when `p` is `root` or lies below it (component-wise, both absolute and normal).
 bool inside(const fs::path& p, const fs::path& root) {
@@ -40,10 +33,9 @@ std::string list_of(const std::vector<fs::path>& roots) {
 
 }  // namespace
 
-result<std::string> confine_path(std::string_view requested, const std::vector<fs::path>& roots,
-                                 confined_argument what) {
+result<std::string> confine_path(std::string_view requested, const std::vector<fs::path>& roots, path_role role) {
   if (roots.empty()) return std::string(requested);
-  const bool store = what == confined_argument::store_path;
+  const bool store = role == path_role::store;
   const std::string argument = store ? "path" : "file";
   const std::string noun = store ? "store path" : "file";
   const std::string live = store ? "; stores live under " : "; files are read only from under ";
@@ -67,18 +59,18 @@ result<std::string> confine_path(std::string_view requested, const std::vector<f
                     list_of(roots) + " (a relative path is taken from " + roots.front().string() + ")");
 }
 
-void set_store_roots(std::vector<fs::path> roots) {
-  std::lock_guard lock(roots_mu);
-  roots_ref() = std::move(roots);
+void path_policy::replace(std::vector<fs::path> roots) {
+  std::lock_guard lock(mu_);
+  roots_ = std::move(roots);
 }
 
-std::vector<fs::path> store_roots() {
-  std::lock_guard lock(roots_mu);
-  return roots_ref();
+std::vector<fs::path> path_policy::roots() const {
+  std::lock_guard lock(mu_);
+  return roots_;
 }
 
-result<std::string> confine_store_path(std::string_view requested, confined_argument what) {
-  return confine_path(requested, store_roots(), what);
+result<std::string> path_policy::confine(std::string_view requested, path_role role) const {
+  return confine_path(requested, roots(), role);
 }
 
 }  // namespace omgdb::auth

@@ -10,13 +10,38 @@
 
 namespace omgdb {
 
+// What kind of failure it is, so that a caller can map it (an HTTP status, an exit code,
+// "retry later") without reading the text.
+enum class failure_kind {
+  invalid_argument,  // the request is wrong; repeating it fails again (the default)
+  not_found,         // it names something that does not exist
+  conflict,          // it contradicts what exists (a duplicate `_id`, a changed definition)
+  busy,              // a limit of concurrent work or a lock held elsewhere; retry later
+  cancelled,         // the caller or a deadline stopped it
+  limit_exceeded,    // a declared bound was reached (scan, mutation, size, time)
+  unavailable,       // the service cannot do it here (standalone mode, no connection)
+  corrupt,           // stored data is damaged
+  io,                // the operating system or storage refused
+  internal,          // a bug: an exception or an impossible state
+};
+
+// "invalid_argument", "not_found", … (the enumerator's name).
+constexpr const char* to_string(failure_kind k) noexcept {
+  constexpr const char* names[] = {"invalid_argument", "not_found", "conflict", "busy",    "cancelled",
+                                   "limit_exceeded",   "unavailable", "corrupt", "io",     "internal"};
+  return names[static_cast<int>(k)];
+}
+
 // A failure a user can read and act on. `message` is complete prose without the "Error: "
 // prefix (the dispatcher adds it), e.g. "collection `users` does not exist".
 struct failure {
   std::string message;
+  failure_kind kind = failure_kind::invalid_argument;
 };
 
-inline failure make_error(std::string message) { return failure{std::move(message)}; }
+inline failure make_error(std::string message, failure_kind kind = failure_kind::invalid_argument) {
+  return failure{std::move(message), kind};
+}
 
 template <class T>
 class [[nodiscard]] result {
@@ -61,3 +86,15 @@ class [[nodiscard]] result<void> {
 using status = result<void>;
 
 }  // namespace omgdb
+
+// `OMGDB_TRY(x, expr);` evaluates the result `expr`; on failure the enclosing function returns
+// its error, otherwise `x` names the value (a reference into the kept result).
+#define OMGDB_TRY_CAT2(a, b) a##b
+#define OMGDB_TRY_CAT(a, b) OMGDB_TRY_CAT2(a, b)
+#define OMGDB_TRY(name, expr)                                          \
+  auto&& OMGDB_TRY_CAT(name, _result_) = (expr);                       \
+  if (!OMGDB_TRY_CAT(name, _result_)) return std::move(OMGDB_TRY_CAT(name, _result_)).error(); \
+  auto& name = *OMGDB_TRY_CAT(name, _result_)
+// `OMGDB_CHECK(expr);` returns the error of the status (or result) `expr` when it failed.
+#define OMGDB_CHECK(expr) \
+  if (auto&& omgdb_check_ = (expr); !omgdb_check_) return std::move(omgdb_check_).error()

@@ -52,8 +52,17 @@ int run_standalone(const mcp_command& cmd) {
               << "\n";
     return 2;
   }
+  // The scope of the server it stands in for (--scope, OMGDB_SCOPE; no file is read), so that
+  // it lists exactly what that server lists.
+  config::settings s;
+  auto ok = config::apply_environment(s);
+  if (ok) ok = config::apply_overrides(s, cmd.given);
+  if (!ok) {
+    std::cerr << "omgdb: " << ok.error().message << "\n";
+    return 2;
+  }
   mcp::server_options opts;
-  opts.scope = auth::scope::dangerous;  // every tool is listed; none can do anything
+  opts.scope = s.scope;
   opts.workers = 2;
   mcp::server srv(opts, standalone_catalogue());
   log::info("serving MCP on stdio in standalone mode: tools are listed, every call answers `unavailable`");
@@ -97,9 +106,13 @@ static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, 
   // Session records stay in memory: the process lives as long as its stdio client, and a
   // `serve` daemon may own the state directory's file.
   http.state_dir.clear();
-  apply_http_store_roots(s);
-  http.on_reload = make_reloader(cmd.config_file, cmd.given, false, live,
-                                 [sql](const config::settings& next) { sql->replace_connections(next.connections); });
+  // The HTTP sessions are confined to the store roots; the stdio client is not.
+  auto paths = std::make_shared<auth::path_policy>(prepare_http_store_roots(s));
+  http.paths = paths;
+  http.on_reload = make_reloader(cmd.config_file, cmd.given, false, live, [sql, paths](const config::settings& next) {
+    sql->replace_connections(next.connections);
+    paths->replace(prepare_http_store_roots(next));
+  });
   http.metrics_text = [live, sql] {
     return tool_metrics_text() + store_metrics_text(http_store_roots(*live->current())) + sql_metrics_text(sql.get());
   };

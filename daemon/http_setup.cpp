@@ -68,13 +68,13 @@ std::vector<std::filesystem::path> http_store_roots(const config::settings& s) {
   return {dir.lexically_normal()};
 }
 
-void apply_http_store_roots(const config::settings& s) {
+std::vector<std::filesystem::path> prepare_http_store_roots(const config::settings& s) {
   auto roots = http_store_roots(s);
   if (s.store_roots.empty() && !roots.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(roots.front(), ec);  // as `make run` does; a failure shows at open
   }
-  auth::set_store_roots(std::move(roots));
+  return roots;
 }
 
 std::string confinement_note(const config::settings& s) {
@@ -159,7 +159,6 @@ std::function<std::optional<transports::http_reloadable>()> make_reloader(
     log::info("SIGHUP: reloaded " + (next->source.empty() ? std::string("the defaults") : next->source) +
               (list.empty() ? "; nothing changed" : "; changed: " + list));
     apply_logging(*next);
-    apply_http_store_roots(*next);
     auto r = reloadable_of(*next, std::move(*tokens));
     if (on_applied) on_applied(*next);
     live->replace(std::move(*next));

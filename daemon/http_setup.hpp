@@ -43,9 +43,9 @@ std::filesystem::path data_dir();
 // arguments to: `[stores] roots`; with none, the data directory; nothing (no confinement)
 // only with `[stores] unconfined = true` (--unconfined-stores).
 std::vector<std::filesystem::path> http_store_roots(const config::settings& s);
-// Makes them the process's store roots (auth/paths.hpp), creating the data directory if it is
-// the one in use.
-void apply_http_store_roots(const config::settings& s);
+// http_store_roots, creating the data directory if it is the one in use: what the HTTP
+// sessions' path policy (auth::path_policy) is built from, at start and at SIGHUP.
+std::vector<std::filesystem::path> prepare_http_store_roots(const config::settings& s);
 
 // The start-up line that says where stores and files are confined to (or that they are not).
 std::string confinement_note(const config::settings& s);

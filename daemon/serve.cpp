@@ -17,7 +17,7 @@
 #include "daemon/sql_runtime.hpp"
 #include "engine/store/store.hpp"
 #include "mcp/server.hpp"
-#include "tools/conformance_tools.hpp"
+#include "tools/catalog.hpp"
 #include "transports/http_server.hpp"
 #include "transports/http_state_file.hpp"
 
@@ -56,10 +56,13 @@ int run_serve(const serve_command& cmd) {
   http.state_dir = state_dir_of(s);
 
   auto live = std::make_shared<live_settings>(s);
-  apply_http_store_roots(s);
+  auto paths = std::make_shared<auth::path_policy>(prepare_http_store_roots(s));  // HTTP sessions' confinement
+  http.paths = paths;
   auto sql = make_sql_service(s, true);  // its admin channel lets a person approve
-  http.on_reload = make_reloader(cmd.config_file, cmd.given, cmd.no_auth, live,
-                                 [sql](const config::settings& next) { sql->replace_connections(next.connections); });
+  http.on_reload = make_reloader(cmd.config_file, cmd.given, cmd.no_auth, live, [sql, paths](const config::settings& next) {
+    sql->replace_connections(next.connections);
+    paths->replace(prepare_http_store_roots(next));
+  });
   service::watchdog_hooks(http.heartbeat_interval, http.on_heartbeat);
   http.on_stopping = [] { service::notify_stopping(); };
   http.metrics_text = [live, sql] {

@@ -316,6 +316,7 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   ctx.session_id = id_;
   ctx.request_id = call->key;
   ctx.client_gone = &client_gone_;
+  ctx.paths = paths_;
   // Raw pointers keep both callbacks within std::function's inline storage (no allocation);
   // `call` outlives ctx, which is local to this function.
   call_state* c = call.get();

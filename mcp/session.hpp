@@ -96,6 +96,9 @@ class session : public std::enable_shared_from_this<session> {
   void set_run_quick_inline(bool on) noexcept { run_quick_inline_ = on; }
   // How logs and metrics name this session (set by the transport before the first message).
   void set_label(std::string label) { label_ = std::move(label); }
+  // Where this session's calls may open stores and read files (call_context::paths); set by
+  // the transport before the first message. None (the default): not confined.
+  void set_path_policy(std::shared_ptr<const auth::path_policy> paths) { paths_ = std::move(paths); }
   std::string negotiated_version() const;
   bool initialized() const noexcept { return initialized_.load(); }
 
@@ -128,6 +131,7 @@ class session : public std::enable_shared_from_this<session> {
   std::atomic<int> log_level_;
   std::string label_ = "-";
   bool run_quick_inline_ = false;
+  std::shared_ptr<const auth::path_policy> paths_;
 
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;

@@ -77,11 +77,29 @@ bool matches(param_type t, const bj::value& v) {
 
 }  // namespace
 
+std::optional<std::string> type_error(std::string_view name, param_type t, const bj::value& v) {
+  if (!matches(t, v)) {
+    return "argument `" + std::string(name) + "` must be " + std::string(type_name(t)) + ", not " +
+           std::string(json_kind(v));
+  }
+  if (t != param_type::array_of_objects) return std::nullopt;
+  const auto& arr = v.get_array();
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    if (!arr[i].is_object()) {
+      return "argument `" + std::string(name) + "` must be an array of objects, but element " + std::to_string(i) +
+             " is " + std::string(json_kind(arr[i]));
+    }
+  }
+  return std::nullopt;
+}
+
 bj::object input_schema(const tool& t) {
   bj::object props;
   bj::array required;
   for (const auto& p : t.params) {
-    props[p.name] = type_schema(p.type);
+    bj::object prop = type_schema(p.type);
+    if (!p.description.empty()) prop["description"] = p.description;
+    props[p.name] = std::move(prop);
     if (p.required) required.emplace_back(p.name);
   }
   bj::object schema{{"type", "object"}, {"properties", std::move(props)}};
@@ -108,20 +126,7 @@ std::optional<std::string> check_arguments(const tool& t, const bj::object& args
   for (const auto& p : t.params) {
     auto it = args.find(p.name);
     if (it == args.end()) continue;
-    const bj::value& v = it->value();
-    if (!matches(p.type, v)) {
-      return "argument `" + p.name + "` must be " + std::string(type_name(p.type)) + ", not " +
-             std::string(json_kind(v));
-    }
-    if (p.type == param_type::array_of_objects) {
-      const auto& arr = v.get_array();
-      for (std::size_t i = 0; i < arr.size(); ++i) {
-        if (!arr[i].is_object()) {
-          return "argument `" + p.name + "` must be an array of objects, but element " +
-                 std::to_string(i) + " is " + std::string(json_kind(arr[i]));
-        }
-      }
-    }
+    if (auto bad = type_error(p.name, p.type, it->value())) return bad;
   }
   for (const auto& kv : args) {
     std::string_view key(kv.key().data(), kv.key().size());

@@ -7,14 +7,21 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include "auth/scope.hpp"
+#include "common/result.hpp"
+
+namespace omgdb::auth {
+class path_policy;
+}
 
 namespace omgdb::mcp {
 
@@ -33,6 +40,7 @@ struct param {
   std::string name;
   param_type type = param_type::string;
   bool required = true;
+  std::string description;  // the property's "description" in tools/list ("": none)
 };
 
 struct annotations {
@@ -61,6 +69,9 @@ struct call_context {
   // Set when the client went away (stdin closed, HTTP session ended); `cancelled` is set too.
   // Lets a long wait (an SQL approval) say which of the two ended it.
   const std::atomic<bool>* client_gone = nullptr;
+  // Where the calling session may open stores and read files (its transport's policy, e.g.
+  // the daemon's `[stores] roots` over HTTP); null: not confined (stdio, the command line).
+  std::shared_ptr<const auth::path_policy> paths;
 
   bool is_cancelled() const noexcept { return cancelled && cancelled->load(); }
   bool is_client_gone() const noexcept { return client_gone && client_gone->load(); }
@@ -70,12 +81,15 @@ struct call_context {
 struct tool_result {
   std::vector<std::string> texts;
   bool is_error = false;
+  failure_kind kind = failure_kind::internal;  // when is_error: what kind of failure
 
   static tool_result text(std::string t) { return tool_result{{std::move(t)}, false}; }
   // `message` without the "Error: " prefix, which this adds.
-  static tool_result failure(const std::string& message) {
-    return tool_result{{"Error: " + message}, true};
+  static tool_result failure(const std::string& message,
+                             failure_kind kind = failure_kind::invalid_argument) {
+    return tool_result{{"Error: " + message}, true, kind};
   }
+  static tool_result failure(const omgdb::failure& f) { return failure(f.message, f.kind); }
 };
 
 using tool_handler = std::function<tool_result(const boost::json::object& args, call_context& ctx)>;
@@ -96,13 +110,18 @@ struct tool {
   std::string quick_once_warm;
 };
 
-// The tool's inputSchema: root type object, properties in declaration order, required
-// exactly the required params, additionalProperties false.
+// The tool's inputSchema: root type object, properties in declaration order (each its type
+// and, when the param has one, its description), required exactly the required params,
+// additionalProperties false.
 boost::json::object input_schema(const tool& t);
 
 // The tools/list entry: name, description, inputSchema, annotations (readOnlyHint,
 // idempotentHint, destructiveHint, requiredScope).
 boost::json::object describe(const tool& t);
+
+// The error when `v` is not of type `t` ("argument `limit` must be an integer, not a number"),
+// or nullopt; array_of_objects checks the elements too.
+std::optional<std::string> type_error(std::string_view name, param_type t, const boost::json::value& v);
 
 // Checks `args` against the tool's params: every required one present, every present one of
 // the declared type, no unknown ones. Returns the error message (without "Error: "), or

@@ -1,21 +1,45 @@
-// omgdb tools — the tool catalogues. Each entry binds a name, description, parameters and
-// annotations from seeds/000 (the document tools) to a handler that calls the engine.
+// omgdb tools — the one tool catalogue: every definition (tools/tool_def.hpp) in the seeds'
+// order — seeds/000's read tools, write tools and the dangerous one, then seed 003's SQL tools.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "engine/store/store.hpp"
-#include "mcp/tool.hpp"
+#include "tools/tool_def.hpp"
 
 namespace omgdb::tools {
 
-// The document-store tools that are implemented, in the seed's catalogue order: read tools,
-// then write tools, then the dangerous one. Every tool takes `path`, opened through `stores`.
-std::vector<mcp::tool> document_tools(std::shared_ptr<engine::store_registry> stores);
+// The definitions, by the file that holds them.
+extern const tool_def get_tool, inspect_tool, list_collections_tool, find_tool, count_documents_tool,
+    distinct_tool, describe_tool, dump_tool;                                        // read_tools.cpp
+extern const tool_def cursor_open_tool, cursor_next_tool, cursor_close_tool;        // cursor_tools.cpp
+extern const tool_def verify_tool, plan_update_tool, apply_tool, rollback_tool;     // change_tools.cpp
+extern const tool_def define_collection_tool, validate_tool;                        // schema_tools.cpp
+extern const tool_def list_indexes_tool, explain_tool, suggest_indexes_tool, diagnose_tool, create_index_tool,
+    create_named_index_tool, drop_index_tool;                                       // index_tools.cpp
+extern const tool_def insert_tool, insert_many_tool, replace_tool, delete_tool, create_collection_tool,
+    drop_collection_tool;                                                           // write_tools.cpp
+extern const tool_def import_jsonl_tool, update_one_tool, update_many_tool, delete_many_tool,
+    find_one_and_update_tool, bulk_write_tool;                                      // update_tools.cpp
+extern const tool_def get_active_sql_tool, connection_context_tool, schema_summary_tool, table_indexes_tool,
+    explain_sql_tool, latest_error_tool, propose_edit_tool, execute_sql_tool;       // sql_tools.cpp
 
-// Parts of the catalogue, used by document_tools().
-void add_read_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_registry> stores);
-void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_registry> stores);
+// The catalogue in order, as definitions.
+const std::vector<const tool_def*>& catalogue_defs();
+
+// The catalogue over `env`: the document tools, then the SQL tools when `env.sql` has
+// connections (a store-only server's catalogue is exactly the document tools). Builds no
+// connection and opens no store.
+std::vector<mcp::tool> catalogue(const tool_env& env);
+
+// The two halves of it.
+std::vector<mcp::tool> document_tools(std::shared_ptr<engine::store_registry> stores);
+std::vector<mcp::tool> sql_tools(std::shared_ptr<sql::service> service);
+
+// The fixture tools of the official MCP conformance suite (npm @modelcontextprotocol/conformance,
+// server scenarios), for test runs only (`omgdb serve --conformance-fixtures` adds them and says
+// so loudly): test_simple_text, test_error_handling, test_tool_with_logging,
+// test_tool_with_progress. They touch no store, database or network.
+std::vector<mcp::tool> conformance_fixture_tools();
 
 }  // namespace omgdb::tools

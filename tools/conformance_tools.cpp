@@ -1,61 +1,64 @@
-// omgdb tools — conformance-suite fixture tools (see conformance_tools.hpp).
-#include "tools/conformance_tools.hpp"
-
+// omgdb tools — the conformance-suite fixture tools (tools/catalog.hpp). Test runs only.
 #include <chrono>
 #include <thread>
+
+#include "tools/catalog.hpp"
 
 namespace omgdb::tools {
 namespace {
 
-constexpr auto step_pause = std::chrono::milliseconds(50);
+using mcp::tool_result;
 
-mcp::tool fixture(std::string name, std::string description, mcp::tool_handler fn) {
-  mcp::annotations hints;
-  hints.read_only = true;
-  hints.idempotent = true;
-  return mcp::tool{std::move(name), "Conformance fixture (test runs only): " + std::move(description),
-                   {}, hints, auth::scope::read, std::move(fn)};
-}
-
-// Sleeps `step_pause` unless the call is cancelled; false when it was.
+// Sleeps 50 ms unless the call is cancelled; false when it was.
 bool pause(const mcp::call_context& ctx) {
   for (int i = 0; i < 5; ++i) {
     if (ctx.is_cancelled()) return false;
-    std::this_thread::sleep_for(step_pause / 5);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return !ctx.is_cancelled();
+}
+
+handler_result simple_text(no_args&, const call&) {
+  return tool_result::text("This is a simple text response for testing.");
+}
+
+handler_result error_handling(no_args&, const call&) {
+  return make_error("This tool intentionally returns an error for testing");
+}
+
+handler_result with_logging(no_args&, const call& c) {
+  for (const char* step : {"Tool execution started", "Tool processing data", "Tool execution completed"}) {
+    if (c.ctx.log) c.ctx.log(mcp::log_level::info, step);
+    if (!pause(c.ctx)) return make_error("cancelled", failure_kind::cancelled);
+  }
+  return tool_result::text("Tool with logging executed successfully");
+}
+
+handler_result with_progress(no_args&, const call& c) {
+  for (double done : {0.0, 50.0, 100.0}) {
+    if (c.ctx.progress) c.ctx.progress(done, 100.0, "step");
+    if (!pause(c.ctx)) return make_error("cancelled", failure_kind::cancelled);
+  }
+  return tool_result::text("Tool with progress executed successfully");
+}
+
+tool_def fixture(std::string_view name, std::string_view description, runner<no_args> run) {
+  return define<no_args>({name, description, read_only}, run);
 }
 
 }  // namespace
 
 std::vector<mcp::tool> conformance_fixture_tools() {
+  static const tool_def all[] = {
+      fixture("test_simple_text", "Conformance fixture (test runs only): returns one text block.", simple_text),
+      fixture("test_error_handling", "Conformance fixture (test runs only): always fails with an error result.",
+              error_handling),
+      fixture("test_tool_with_logging",
+              "Conformance fixture (test runs only): sends three log notifications while it runs.", with_logging),
+      fixture("test_tool_with_progress",
+              "Conformance fixture (test runs only): reports progress 0, 50 and 100 of 100.", with_progress)};
   std::vector<mcp::tool> out;
-  out.push_back(fixture("test_simple_text", "returns one text block.",
-                        [](const boost::json::object&, mcp::call_context&) {
-                          return mcp::tool_result::text("This is a simple text response for testing.");
-                        }));
-  out.push_back(fixture("test_error_handling", "always fails with an error result.",
-                        [](const boost::json::object&, mcp::call_context&) {
-                          return mcp::tool_result::failure("This tool intentionally returns an error for testing");
-                        }));
-  out.push_back(fixture("test_tool_with_logging", "sends three log notifications while it runs.",
-                        [](const boost::json::object&, mcp::call_context& ctx) {
-                          const char* steps[] = {"Tool execution started", "Tool processing data",
-                                                 "Tool execution completed"};
-                          for (const char* step : steps) {
-                            if (ctx.log) ctx.log(mcp::log_level::info, step);
-                            if (!pause(ctx)) return mcp::tool_result::failure("cancelled");
-                          }
-                          return mcp::tool_result::text("Tool with logging executed successfully");
-                        }));
-  out.push_back(fixture("test_tool_with_progress", "reports progress 0, 50 and 100 of 100.",
-                        [](const boost::json::object&, mcp::call_context& ctx) {
-                          for (double done : {0.0, 50.0, 100.0}) {
-                            if (ctx.progress) ctx.progress(done, 100.0, "step");
-                            if (!pause(ctx)) return mcp::tool_result::failure("cancelled");
-                          }
-                          return mcp::tool_result::text("Tool with progress executed successfully");
-                        }));
+  for (const auto& d : all) out.push_back(d.make(tool_env{}));
   return out;
 }
 

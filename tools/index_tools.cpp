@@ -1,27 +1,18 @@
-// The index and planner tools. Results (docs/indexes.md):
+// The index and planner tools of seeds/000. Results (docs/indexes.md):
 //   create_index / create_named_index → {"collection","name","created":B,"documentsIndexed":N,"keys":K}
 //   list_indexes → {"collection","indexes":[{"name","key":{…},"unique":B,"multikey":B,"partialFilter"?}]}
 //   drop_index   → {"collection","dropped":name}
 //   explain / suggest_indexes / diagnose → the engine's planner documents as relaxed JSON.
 // The index key is `field` (a path, or {path: 1 | -1}) or `fields` (an array of paths or
 // {path: ±1} objects, or one object {a: 1, b: -1} in key order); exactly one of them.
-#include <string>
-
-#include "common/json.hpp"
 #include "engine/value/ejson.hpp"
-#include "tools/args.hpp"
-#include "tools/index_tools.hpp"
+#include "tools/catalog.hpp"
 
 namespace omgdb::tools {
 namespace bj = boost::json;
-using mcp::param;
-using mcp::param_type;
-using mcp::tool_result;
+using index_spec = engine::store::index_spec;
 
 namespace {
-
-const mcp::annotations read_only{true, true, false};
-const mcp::annotations creates{false, true, false};  // re-running with the same definition changes nothing
 
 result<bool> direction(const bj::value& v, std::string_view path) {
   if (v.is_int64() && (v.get_int64() == 1 || v.get_int64() == -1)) return v.get_int64() == -1;
@@ -29,16 +20,15 @@ result<bool> direction(const bj::value& v, std::string_view path) {
   return make_error("index direction of `" + std::string(path) + "` must be 1 (ascending) or -1 (descending)");
 }
 
-status add_fields_object(const bj::object& o, engine::store::index_spec& spec) {
+status add_fields_object(const bj::object& o, index_spec& spec) {
   for (const auto& kv : o) {
-    auto d = direction(kv.value(), kv.key());
-    if (!d) return std::move(d).error();
-    spec.fields.push_back({std::string(kv.key()), *d});
+    OMGDB_TRY(descending, direction(kv.value(), kv.key()));
+    spec.fields.push_back({std::string(kv.key()), descending});
   }
   return {};
 }
 
-status add_one(const bj::value& v, engine::store::index_spec& spec, std::string_view arg) {
+status add_one(const bj::value& v, index_spec& spec, std::string_view arg) {
   if (v.is_string()) {
     spec.fields.push_back({std::string(v.get_string()), false});
     return {};
@@ -47,170 +37,146 @@ status add_one(const bj::value& v, engine::store::index_spec& spec, std::string_
   return make_error("argument `" + std::string(arg) + "`: a field is a path string or a one-key object {path: 1 | -1}");
 }
 
-// The spec from `field` / `fields` / `unique` / `partialFilter` (and `name` when named).
-result<engine::store::index_spec> spec_arg(const bj::object& args, bool named) {
-  engine::store::index_spec spec;
-  if (named) {
-    auto name = required_string(args, "name");
-    if (!name) return std::move(name).error();
-    spec.name = std::move(*name);
+struct index_args : in_collection {
+  std::string name;
+  std::optional<bj::value> field, fields_arg;
+  bool unique = false;
+  std::optional<engine::document> partial_filter;
+  void key_fields(arg_list& a) {
+    a.optional("field", field, {"One field: a path, or {path: 1 | -1} (-1: descending)."});
+    a.optional("fields", fields_arg, {"A compound key: an array of paths or {path: ±1} objects, or {a: 1, b: -1}."});
+    a.optional("unique", unique, {"Refuse two documents with the same key.", {}, {}, "false"});
+    a.optional("partialFilter", partial_filter, {"Index only the documents matching this filter."});
   }
-  const bj::value* one = args.if_contains("field");
-  const bj::value* many = args.if_contains("fields");
-  if ((one == nullptr) == (many == nullptr)) {
+  void fields(arg_list& a) { key_fields(a); }
+};
+
+struct named_index_args : index_args {
+  void fields(arg_list& a) {
+    a.required("name", name, {"The index's stable name."});
+    key_fields(a);
+  }
+};
+
+// The spec from `field` / `fields` / `unique` / `partialFilter` (and `name`).
+result<index_spec> spec_of(index_args& a) {
+  index_spec spec;
+  spec.name = std::move(a.name);
+  if (a.field.has_value() == a.fields_arg.has_value()) {
     return make_error("pass exactly one of `field` (one field) and `fields` (a compound index)");
   }
-  if (one != nullptr) {
-    if (auto s = add_one(*one, spec, "field"); !s) return std::move(s).error();
-  } else if (many->is_array()) {
-    for (const auto& v : many->get_array()) {
-      if (auto s = add_one(v, spec, "fields"); !s) return std::move(s).error();
-    }
-  } else if (many->is_object()) {
-    if (auto s = add_fields_object(many->get_object(), spec); !s) return std::move(s).error();
+  if (a.field) {
+    OMGDB_CHECK(add_one(*a.field, spec, "field"));
+  } else if (a.fields_arg->is_array()) {
+    for (const auto& v : a.fields_arg->get_array()) OMGDB_CHECK(add_one(v, spec, "fields"));
+  } else if (a.fields_arg->is_object()) {
+    OMGDB_CHECK(add_fields_object(a.fields_arg->get_object(), spec));
   } else {
     return make_error("argument `fields` must be an array of fields or an object {path: 1 | -1, …}");
   }
-  if (const bj::value* u = args.if_contains("unique"); u != nullptr && !u->is_null()) {
-    if (!u->is_bool()) return make_error("argument `unique` must be a boolean");
-    spec.unique = u->get_bool();
-  }
-  if (args.contains("partialFilter") && !args.at("partialFilter").is_null()) {
-    auto pf = document_arg(args, "partialFilter");
-    if (!pf) return std::move(pf).error();
-    spec.partial_filter = std::move(*pf);
-  }
+  spec.unique = a.unique;
+  spec.partial_filter = std::move(a.partial_filter);
   return spec;
 }
 
-tool_result create(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx, bool named) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto spec = spec_arg(args, named);
-  if (!spec) return tool_result::failure(spec.error().message);
-  auto r = (*st)->create_index(*coll, std::move(*spec), scan_hooks(ctx));
-  if (!r) return tool_result::failure(r.error().message);
-  return tool_result::text(json::serialize(bj::object{{"collection", *coll},
-                                                      {"name", r->name},
-                                                      {"created", r->created},
-                                                      {"documentsIndexed", r->documents_indexed},
-                                                      {"keys", r->keys}}));
+handler_result create(index_args& a, const call& c) {
+  OMGDB_TRY(spec, spec_of(a));
+  OMGDB_TRY(r, a.store->create_index(a.collection, std::move(spec), c.scan()));
+  return json_text(bj::object{{"collection", a.collection},
+                              {"name", r.name},
+                              {"created", r.created},
+                              {"documentsIndexed", r.documents_indexed},
+                              {"keys", r.keys}});
 }
 
-tool_result create_tool(engine::store_registry& s, const bj::object& a, mcp::call_context& c) { return create(s, a, c, false); }
-tool_result create_named_tool(engine::store_registry& s, const bj::object& a, mcp::call_context& c) { return create(s, a, c, true); }
+handler_result create_named(named_index_args& a, const call& c) { return create(a, c); }
 
-tool_result list_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto list = (*st)->list_indexes(*coll);
-  if (!list) return tool_result::failure(list.error().message);
+handler_result list(in_collection& a, const call&) {
+  OMGDB_TRY(list, a.store->list_indexes(a.collection));
   bj::array out;
-  for (const auto& i : *list) {
+  for (const auto& i : list) {
     bj::object key;
     for (const auto& f : i.spec.fields) key[f.path] = f.descending ? -1 : 1;
     bj::object item{{"name", i.spec.name}, {"key", std::move(key)}, {"unique", i.spec.unique}, {"multikey", i.multikey}};
     if (i.spec.partial_filter) item["partialFilter"] = engine::to_boost_json(engine::value(*i.spec.partial_filter));
     out.push_back(std::move(item));
   }
-  return tool_result::text(json::serialize(bj::object{{"collection", *coll}, {"indexes", std::move(out)}}));
+  return json_text(bj::object{{"collection", a.collection}, {"indexes", std::move(out)}});
 }
 
-tool_result drop_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto name = required_string(args, "name");
-  if (!name) return tool_result::failure(name.error().message);
-  if (auto r = (*st)->drop_index(*coll, *name); !r) return tool_result::failure(r.error().message);
-  return tool_result::text(json::serialize(bj::object{{"collection", *coll}, {"dropped", *name}}));
+struct drop_args : in_collection {
+  std::string name;
+  void fields(arg_list& a) { a.required("name", name, {"The index's stable name (list_indexes shows them)."}); }
+};
+
+handler_result drop(drop_args& a, const call&) {
+  OMGDB_CHECK(a.store->drop_index(a.collection, a.name));
+  return json_text(bj::object{{"collection", a.collection}, {"dropped", a.name}});
 }
 
-enum class planner_call { explain, suggest, diagnose };
+struct planner_args : in_collection {
+  engine::document filter, sort;
+  void fields(arg_list& a) {
+    a.required("filter", filter, {"The query's filter; {} explicitly for every document."});
+  }
+};
 
-tool_result planner(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx, planner_call which) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto filter = document_arg(args, "filter");
-  if (!filter) return tool_result::failure(filter.error().message);
-  auto sort = document_arg(args, "sort");
-  if (!sort) return tool_result::failure(sort.error().message);
-  auto r = which == planner_call::explain   ? (*st)->explain(*coll, *filter, {}, scan_hooks(ctx))
-           : which == planner_call::suggest ? (*st)->suggest_indexes(*coll, *filter, *sort)
-                                            : (*st)->diagnose(*coll, *filter, scan_hooks(ctx));
-  if (!r) return tool_result::failure(r.error().message);
-  return tool_result::text(engine::to_json(*r));
+struct suggest_args : planner_args {
+  void fields(arg_list& a) {
+    planner_args::fields(a);
+    a.optional("sort", sort, {"The query's sort, to make the suggestions sort-aware."});
+  }
+};
+
+handler_result planned(result<engine::document> r) {
+  OMGDB_TRY(plan, r);
+  return mcp::tool_result::text(engine::to_json(plan));
 }
 
-tool_result explain_run(engine::store_registry& s, const bj::object& a, mcp::call_context& c) { return planner(s, a, c, planner_call::explain); }
-tool_result suggest_run(engine::store_registry& s, const bj::object& a, mcp::call_context& c) { return planner(s, a, c, planner_call::suggest); }
-tool_result diagnose_run(engine::store_registry& s, const bj::object& a, mcp::call_context& c) { return planner(s, a, c, planner_call::diagnose); }
-
-std::vector<param> key_params(bool named) {
-  std::vector<param> p{p_path, p_collection};
-  if (named) p.push_back({"name", param_type::string, true});
-  p.push_back({"field", param_type::any, false});
-  p.push_back({"fields", param_type::any, false});
-  p.push_back({"unique", param_type::boolean, false});
-  p.push_back({"partialFilter", param_type::object, false});
-  return p;
+handler_result explain(planner_args& a, const call& c) {
+  return planned(a.store->explain(a.collection, a.filter, {}, c.scan()));
 }
-
-const param p_filter{"filter", param_type::object, true};
+handler_result suggest(suggest_args& a, const call&) {
+  return planned(a.store->suggest_indexes(a.collection, a.filter, a.sort));
+}
+handler_result diagnose(planner_args& a, const call& c) {
+  return planned(a.store->diagnose(a.collection, a.filter, c.scan()));
+}
 
 }  // namespace
 
-mcp::tool list_indexes_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make_tool(std::move(stores), "list_indexes", "A collection's ordinary indexes in stable name order.",
-                   {p_path, p_collection}, read_only, auth::scope::read, list_tool);
-}
-
-mcp::tool explain_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make_tool(std::move(stores), "explain",
-                   "How a query will run — index scan vs full scan: the chosen index and bounds, rejected "
-                   "candidates and why, keys and documents examined.",
-                   {p_path, p_collection, p_filter}, read_only, auth::scope::read, explain_run);
-}
-
-mcp::tool suggest_indexes_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make_tool(std::move(stores), "suggest_indexes",
-                   "Indexes the planner can use for this query, optionally sort-aware, best first.",
-                   {p_path, p_collection, p_filter, {"sort", param_type::object, false}}, read_only, auth::scope::read,
-                   suggest_run);
-}
-
-mcp::tool diagnose_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make_tool(std::move(stores), "diagnose",
-                   "Why-not debugger: per-predicate selectivity (documents each predicate alone matches) and "
-                   "why each index was not used.",
-                   {p_path, p_collection, p_filter}, read_only, auth::scope::read, diagnose_run);
-}
-
-mcp::tool create_index_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make_tool(std::move(stores), "create_index",
-                   "Create a secondary index — pass `field` for one field or `fields` for a compound index "
-                   "({path: -1} for descending); `unique`, `partialFilter` optional. Built atomically.",
-                   key_params(false), creates, auth::scope::read_write, create_tool);
-}
-
-mcp::tool create_named_index_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make_tool(std::move(stores), "create_named_index",
-                   "Create a secondary index under an explicit stable name; a name already used by a different "
-                   "definition is an error, never silently ignored.",
-                   key_params(true), creates, auth::scope::read_write, create_named_tool);
-}
-
-mcp::tool drop_index_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make_tool(std::move(stores), "drop_index", "Drop one ordinary index by stable name.",
-                   {p_path, p_collection, {"name", param_type::string, true}}, mcp::annotations{false, false, false},
-                   auth::scope::read_write, drop_tool);
-}
+using auth::scope;
+const tool_def list_indexes_tool = define<in_collection>(
+    {"list_indexes", "A collection's ordinary indexes in stable name order.", read_only}, list);
+const tool_def explain_tool = define<planner_args>(
+    {"explain",
+     "How a query will run — index scan vs full scan: the chosen index and bounds, rejected candidates and why, keys "
+     "and documents examined.",
+     read_only},
+    explain);
+const tool_def suggest_indexes_tool = define<suggest_args>(
+    {"suggest_indexes", "Indexes the planner can use for this query, optionally sort-aware, best first.", read_only},
+    suggest);
+const tool_def diagnose_tool = define<planner_args>(
+    {"diagnose",
+     "Why-not debugger: per-predicate selectivity (documents each predicate alone matches) and why each index was "
+     "not used.",
+     read_only},
+    diagnose);
+// Not idempotent in the seed's sense ("the read-only tools plus `delete` and the two Markdown edits").
+const tool_def create_index_tool = define<index_args>(
+    {"create_index",
+     "Create a secondary index — pass `field` for one field or `fields` for a compound index ({path: -1} for "
+     "descending); `unique`, `partialFilter` optional. Built atomically.",
+     plain_write, scope::read_write},
+    create);
+const tool_def create_named_index_tool = define<named_index_args>(
+    {"create_named_index",
+     "Create a secondary index under an explicit stable name; a name already used by a different definition is an "
+     "error, never silently ignored.",
+     plain_write, scope::read_write},
+    create_named);
+const tool_def drop_index_tool = define<drop_args>(
+    {"drop_index", "Drop one ordinary index by stable name.", plain_write, scope::read_write}, drop);
 
 }  // namespace omgdb::tools

@@ -1,169 +1,114 @@
-// The filter-driven write tools (scope `read-write`): import_jsonl, update_one, update_many,
-// delete_many, find_one_and_update, bulk_write. Results are compact JSON.
-#include "tools/update_tools.hpp"
-
-#include <cmath>
-
-#include "common/json.hpp"
+// The filter-driven write tools (scope `read-write`) of seeds/000: import_jsonl, update_one,
+// update_many, delete_many, find_one_and_update, bulk_write. Results are compact JSON.
 #include "engine/value/ejson.hpp"
-#include "tools/args.hpp"
+#include "tools/catalog.hpp"
 
 namespace omgdb::tools {
 namespace bj = boost::json;
-using mcp::param;
-using mcp::param_type;
-using mcp::tool_result;
+
 
 namespace {
 
-// None of these tools is read-only, idempotent or destructive in the seed's lists.
-const mcp::annotations plain_write{false, false, false};
-
-const param p_filter{"filter", param_type::object, true};
-const param p_update{"update", param_type::object, true};
-const param p_array_filters{"arrayFilters", param_type::array_of_objects, false};
-const param p_max_scanned{"maxScannedDocuments", param_type::integer, false};
-const param p_max_mutations{"maxMutations", param_type::integer, false};
-
-using handler_fn = tool_result (*)(engine::store&, const std::string& collection, const bj::object&,
-                                   mcp::call_context&);
-
-mcp::tool make(std::shared_ptr<engine::store_registry> stores, std::string name, std::string description,
-               std::vector<param> params, tool_result (*fn)(engine::store_registry&, const bj::object&,
-                                                            mcp::call_context&)) {
-  mcp::tool t;
-  t.name = std::move(name);
-  t.description = std::move(description);
-  t.params = std::move(params);
-  t.hints = plain_write;
-  t.required_scope = auth::scope::read_write;
-  t.handler = [stores, fn](const bj::object& args, mcp::call_context& ctx) { return fn(*stores, args, ctx); };
-  return t;
-}
-
-// Opens the store and reads `collection`, then runs `fn`.
-template <handler_fn fn>
-tool_result with_collection(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  return fn(**st, *coll, args, ctx);
-}
-
-result<engine::array> array_arg(const bj::object& args, std::string_view name) {
-  engine::array out;
-  auto it = args.find(name);
-  if (it == args.end() || it->value().is_null()) return out;
-  const auto& items = it->value().get_array();
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    auto v = engine::from_json(items[i]);
-    if (!v) {
-      return make_error("argument `" + std::string(name) + "`, element " + std::to_string(i) + ": " +
-                        v.error().message);
-    }
-    out.push_back(std::move(*v));
+// filter, update and arrayFilters, straight into the request.
+struct update_args : in_collection {
+  engine::store::update_request req;
+  void prefix(arg_list& a) {
+    in_collection::prefix(a);
+    a.required("filter", req.filter, filter_spec);
+    a.required("update", req.update, update_spec);
+    a.optional("arrayFilters", req.array_filters, array_filters_spec);
   }
-  return out;
-}
+};
 
-// filter, update, arrayFilters, maxScannedDocuments, maxMutations (when present).
-result<engine::store::update_request> update_request(const bj::object& args, bool with_update) {
-  engine::store::update_request r;
-  auto filter = document_arg(args, "filter");
-  if (!filter) return std::move(filter).error();
-  r.filter = std::move(*filter);
-  if (with_update) {
-    auto update = document_arg(args, "update");
-    if (!update) return std::move(update).error();
-    r.update = std::move(*update);
-    auto filters = array_arg(args, "arrayFilters");
-    if (!filters) return std::move(filters).error();
-    r.array_filters = std::move(*filters);
+struct update_one_args : update_args {
+  void fields(arg_list& a) {
+    a.optional("upsertDocument", req.upsert_document,
+               {"When nothing matches: insert this document with the update applied ($setOnInsert too)."});
+    a.optional("maxScannedDocuments", req.max_scanned_documents, max_scanned_spec);
   }
-  auto scanned = optional_count(args, "maxScannedDocuments");
-  if (!scanned) return std::move(scanned).error();
-  r.max_scanned_documents = *scanned;
-  auto mutations = optional_count(args, "maxMutations");
-  if (!mutations) return std::move(mutations).error();
-  r.max_mutations = *mutations;
-  return r;
-}
+};
 
-bj::object update_counts(const engine::store::update_result& r) {
+struct update_many_args : update_args {
+  void fields(arg_list& a) {
+    a.optional("maxScannedDocuments", req.max_scanned_documents, max_scanned_spec);
+    a.optional("maxMutations", req.max_mutations, max_mutations_spec);
+  }
+};
+
+struct delete_many_args : in_collection {
+  engine::store::delete_request req;
+  void fields(arg_list& a) {
+    a.required("filter", req.filter, filter_spec);
+    a.optional("maxScannedDocuments", req.max_scanned_documents, max_scanned_spec);
+    a.optional("maxMutations", req.max_mutations, max_mutations_spec);
+  }
+};
+
+struct find_one_and_update_args : update_args {
+  void fields(arg_list& a) { a.optional("maxScannedDocuments", req.max_scanned_documents, max_scanned_spec); }
+};
+
+mcp::tool_result counts(const engine::store::update_result& r) {
   bj::object out{{"matchedCount", r.matched}, {"modifiedCount", r.modified}};
   if (r.upserted_id) out["upsertedId"] = engine::to_boost_json(*r.upserted_id);
-  return out;
+  return json_text(out);
 }
 
-tool_result update_one(engine::store& st, const std::string& coll, const bj::object& args, mcp::call_context& ctx) {
-  auto r = update_request(args, true);
-  if (!r) return tool_result::failure(r.error().message);
-  if (args.contains("upsertDocument")) {
-    auto seed = document_arg(args, "upsertDocument");
-    if (!seed) return tool_result::failure(seed.error().message);
-    r->upsert_document = std::move(*seed);
-  }
-  auto out = st.update_one(coll, *r, scan_hooks(ctx));
-  if (!out) return tool_result::failure(out.error().message);
-  return tool_result::text(json::serialize(update_counts(*out)));
+handler_result update_one(update_one_args& a, const call& c) {
+  OMGDB_TRY(r, a.store->update_one(a.collection, a.req, c.scan()));
+  return counts(r);
 }
 
-tool_result update_many(engine::store& st, const std::string& coll, const bj::object& args, mcp::call_context& ctx) {
-  auto r = update_request(args, true);
-  if (!r) return tool_result::failure(r.error().message);
-  auto out = st.update_many(coll, *r, scan_hooks(ctx));
-  if (!out) return tool_result::failure(out.error().message);
-  return tool_result::text(json::serialize(update_counts(*out)));
+handler_result update_many(update_many_args& a, const call& c) {
+  OMGDB_TRY(r, a.store->update_many(a.collection, a.req, c.scan()));
+  return counts(r);
 }
 
-tool_result delete_many(engine::store& st, const std::string& coll, const bj::object& args, mcp::call_context& ctx) {
-  auto r = update_request(args, false);
-  if (!r) return tool_result::failure(r.error().message);
-  engine::store::delete_request d{std::move(r->filter), r->max_scanned_documents, r->max_mutations};
-  auto n = st.delete_many(coll, d, scan_hooks(ctx));
-  if (!n) return tool_result::failure(n.error().message);
-  return tool_result::text(json::serialize(bj::object{{"deletedCount", *n}}));
+handler_result delete_many(delete_many_args& a, const call& c) {
+  OMGDB_TRY(n, a.store->delete_many(a.collection, a.req, c.scan()));
+  return json_text(bj::object{{"deletedCount", n}});
 }
 
-tool_result find_one_and_update(engine::store& st, const std::string& coll, const bj::object& args,
-                                mcp::call_context& ctx) {
-  auto r = update_request(args, true);
-  if (!r) return tool_result::failure(r.error().message);
-  auto out = st.find_one_and_update(coll, *r, scan_hooks(ctx));
-  if (!out) return tool_result::failure(out.error().message);
+handler_result find_one_and_update(find_one_and_update_args& a, const call& c) {
+  OMGDB_TRY(r, a.store->find_one_and_update(a.collection, a.req, c.scan()));
   auto image = [](const std::optional<engine::document>& d) -> bj::value {
     return d ? engine::to_boost_json(engine::value(*d)) : bj::value(nullptr);
   };
-  return tool_result::text(json::serialize(bj::object{{"before", image(out->before)}, {"after", image(out->after)}}));
+  return json_text(bj::object{{"before", image(r.before)}, {"after", image(r.after)}});
 }
 
-tool_result import_jsonl(engine::store& st, const std::string& coll, const bj::object& args, mcp::call_context& ctx) {
-  auto file = required_string(args, "file");
-  if (!file) return tool_result::failure(file.error().message);
-  auto batch = optional_count(args, "batchSize");
-  if (!batch) return tool_result::failure(batch.error().message);
-  if (*batch && **batch == 0) return tool_result::failure("argument `batchSize` must be at least 1");
-  auto out = st.import_jsonl(coll, *file, batch->value_or(1000), scan_hooks(ctx));
-  if (!out) return tool_result::failure(out.error().message);
-  return tool_result::text(json::serialize(bj::object{{"imported", out->imported}, {"batches", out->batches}}));
-}
-
-std::optional<std::int64_t> integer_of(const bj::value& v) {
-  if (v.is_int64()) return v.get_int64();
-  if (v.is_uint64()) return v.get_uint64() > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX
-                                                                                  : static_cast<std::int64_t>(v.get_uint64());
-  if (v.is_double() && std::isfinite(v.get_double()) && std::abs(v.get_double()) < 9e18) {
-    return static_cast<std::int64_t>(v.get_double());
+struct import_args : in_collection {
+  std::string file;
+  std::uint64_t batch_size = 1000;
+  void fields(arg_list& a) {
+    a.file("file", file, {"The JSON Lines file to read (one document per line; blank lines skipped)."});
+    a.optional("batchSize", batch_size, {"Documents per atomic commit.", 1, {}, "1000"});
   }
-  return std::nullopt;
+};
+
+handler_result import_jsonl(import_args& a, const call& c) {
+  OMGDB_TRY(r, a.store->import_jsonl(a.collection, a.file, a.batch_size, c.scan()));
+  return json_text(bj::object{{"imported", r.imported}, {"batches", r.batches}});
 }
+
+struct bulk_args : in_store {
+  std::int64_t version = 0;
+  engine::array operations;
+  engine::store::bulk_options opts;
+  void fields(arg_list& a) {
+    a.required("version", version, {"The program format version (docs/bulk-write.md); currently 1."});
+    a.required("operations", operations, {"The steps in order, e.g. {\"op\": \"insert\", \"collection\": …}."});
+    a.optional("maxOperations", opts.max_operations, {"Refuse a program of more steps.", {}, {}, "1000"});
+    a.optional("maxScannedDocumentsPerOperation", opts.max_scanned_documents_per_operation,
+               {"Refuse a step that would scan more documents than this."});
+    a.optional("maxMutations", opts.max_mutations, {"Refuse the program if it would change more documents in all."});
+  }
+};
 
 bj::object step_json(const engine::store::bulk_step_result& r) {
   using kind = engine::store::bulk_step::kind;
   switch (r.op) {
-    case kind::insert:
-      return {{"op", "insert"}, {"insertedId", engine::to_boost_json(r.inserted_ids.at(0))}};
+    case kind::insert: return {{"op", "insert"}, {"insertedId", engine::to_boost_json(r.inserted_ids.at(0))}};
     case kind::insert_many: {
       bj::array ids;
       for (const auto& id : r.inserted_ids) ids.push_back(engine::to_boost_json(id));
@@ -183,74 +128,36 @@ bj::object step_json(const engine::store::bulk_step_result& r) {
   return {};
 }
 
-tool_result bulk_write(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto version = integer_of(args.at("version"));
-  if (!version) return tool_result::failure("argument `version` must be an integer");
-  auto ops = array_arg(args, "operations");
-  if (!ops) return tool_result::failure(ops.error().message);
-  auto steps = engine::store::parse_bulk(*version, *ops);
-  if (!steps) return tool_result::failure(steps.error().message);
-  engine::store::bulk_options o;
-  auto max_ops = optional_count(args, "maxOperations");
-  if (!max_ops) return tool_result::failure(max_ops.error().message);
-  if (*max_ops) o.max_operations = **max_ops;
-  auto scanned = optional_count(args, "maxScannedDocumentsPerOperation");
-  if (!scanned) return tool_result::failure(scanned.error().message);
-  o.max_scanned_documents_per_operation = *scanned;
-  auto mutations = optional_count(args, "maxMutations");
-  if (!mutations) return tool_result::failure(mutations.error().message);
-  o.max_mutations = *mutations;
-  auto out = (*st)->bulk_write(*steps, o, scan_hooks(ctx));
-  if (!out) return tool_result::failure(out.error().message);
+handler_result bulk_write(bulk_args& a, const call& c) {
+  OMGDB_TRY(steps, engine::store::parse_bulk(a.version, a.operations));
+  OMGDB_TRY(out, a.store->bulk_write(steps, a.opts, c.scan()));
   bj::array results;
-  for (const auto& r : *out) results.push_back(step_json(r));
-  return tool_result::text(json::serialize(bj::object{{"results", std::move(results)}}));
+  for (const auto& r : out) results.push_back(step_json(r));
+  return json_text(bj::object{{"results", std::move(results)}});
 }
 
 }  // namespace
 
-mcp::tool import_jsonl_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make(stores, "import_jsonl",
-              "Stream a JSON Lines file in atomic batch commits (default 1000 per batch).",
-              {p_path, p_collection, {"file", param_type::string, true}, {"batchSize", param_type::integer, false}},
-              with_collection<import_jsonl>);
-}
-
-mcp::tool update_one_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make(stores, "update_one",
-              "Atomically update the canonical-`_id` first match; explicit-seed upsert only.",
-              {p_path, p_collection, p_filter, p_update, p_array_filters,
-               {"upsertDocument", param_type::object, false}, p_max_scanned},
-              with_collection<update_one>);
-}
-
-mcp::tool update_many_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make(stores, "update_many", "Update every match in one bounded atomic commit.",
-              {p_path, p_collection, p_filter, p_update, p_array_filters, p_max_scanned, p_max_mutations},
-              with_collection<update_many>);
-}
-
-mcp::tool delete_many_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make(stores, "delete_many", "Delete every match in one bounded atomic commit.",
-              {p_path, p_collection, p_filter, p_max_scanned, p_max_mutations}, with_collection<delete_many>);
-}
-
-mcp::tool find_one_and_update_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make(stores, "find_one_and_update",
-              "Atomically update the first match and return its before/after images.",
-              {p_path, p_collection, p_filter, p_update, p_array_filters, p_max_scanned},
-              with_collection<find_one_and_update>);
-}
-
-mcp::tool bulk_write_tool(std::shared_ptr<engine::store_registry> stores) {
-  return make(stores, "bulk_write",
-              "Ordered CRUD program as one atomic transaction; later steps read earlier writes.",
-              {p_path, {"version", param_type::integer, true}, {"operations", param_type::array_of_objects, true},
-               {"maxOperations", param_type::integer, false},
-               {"maxScannedDocumentsPerOperation", param_type::integer, false}, p_max_mutations},
-              bulk_write);
-}
+using auth::scope;
+const tool_def import_jsonl_tool = define<import_args>(
+    {"import_jsonl", "Stream a JSON Lines file in atomic batch commits (default 1000 per batch).", plain_write,
+     scope::read_write},
+    import_jsonl);
+const tool_def update_one_tool = define<update_one_args>(
+    {"update_one", "Atomically update the canonical-`_id` first match; explicit-seed upsert only.", plain_write,
+     scope::read_write},
+    update_one);
+const tool_def update_many_tool = define<update_many_args>(
+    {"update_many", "Update every match in one bounded atomic commit.", plain_write, scope::read_write}, update_many);
+const tool_def delete_many_tool = define<delete_many_args>(
+    {"delete_many", "Delete every match in one bounded atomic commit.", plain_write, scope::read_write}, delete_many);
+const tool_def find_one_and_update_tool = define<find_one_and_update_args>(
+    {"find_one_and_update", "Atomically update the first match and return its before/after images.", plain_write,
+     scope::read_write},
+    find_one_and_update);
+const tool_def bulk_write_tool = define<bulk_args>(
+    {"bulk_write", "Ordered CRUD program as one atomic transaction; later steps read earlier writes.", plain_write,
+     scope::read_write},
+    bulk_write);
 
 }  // namespace omgdb::tools

@@ -1,159 +1,102 @@
-// The write tools (scope `read-write`) and the dangerous one of seeds/000 that are implemented.
-#include <string>
-
-#include "common/json.hpp"
+// The `_id` write tools and the collection tools of seeds/000: insert, insert_many, replace,
+// delete, create_collection (scope `read-write`) and drop_collection (scope `dangerous`).
 #include "engine/value/ejson.hpp"
-#include "tools/args.hpp"
-#include "tools/index_tools.hpp"
 #include "tools/catalog.hpp"
-#include "tools/change_tools.hpp"
-#include "tools/schema_tools.hpp"
-#include "tools/update_tools.hpp"
 
 namespace omgdb::tools {
 namespace bj = boost::json;
-using mcp::param;
-using mcp::param_type;
-using mcp::tool_result;
 
 namespace {
 
-// readOnlyHint, idempotentHint, destructiveHint as the seed's "Safety annotations" define them.
-const mcp::annotations plain_write{false, false, false};
-const mcp::annotations delete_hints{false, true, true};
+constexpr spec id_spec{"The document's exact `_id` (Extended JSON such as {\"$oid\": \"…\"} for typed values)."};
 
-
-tool_result insert_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto doc = document_arg(args, "document");
-  if (!doc) return tool_result::failure(doc.error().message);
-  auto id = (*st)->insert(*coll, std::move(*doc));
-  if (!id) return tool_result::failure(id.error().message);
-  return tool_result::text(json::serialize(bj::object{{"insertedId", engine::to_boost_json(*id)}}));
-}
-
-tool_result insert_many_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context& ctx) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  const auto& arr = args.at("documents").get_array();
-  std::vector<engine::document> docs;
-  docs.reserve(arr.size());
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    auto d = engine::document_from_json(arr[i]);
-    if (!d) {
-      return tool_result::failure("argument `documents`, element " + std::to_string(i) + ": " +
-                                  d.error().message + "; nothing was inserted");
-    }
-    docs.push_back(std::move(*d));
+struct insert_args : in_collection {
+  engine::document document;
+  void fields(arg_list& a) {
+    a.required("document", document, {"The document; an ObjectId `_id` is generated when it has none."});
   }
-  auto ids = (*st)->insert_many(*coll, std::move(docs), scan_hooks(ctx));
-  if (!ids) return tool_result::failure(ids.error().message);
+};
+
+handler_result insert(insert_args& a, const call&) {
+  OMGDB_TRY(id, a.store->insert(a.collection, std::move(a.document)));
+  return json_text(bj::object{{"insertedId", engine::to_boost_json(id)}});
+}
+
+struct insert_many_args : in_collection {
+  std::vector<engine::document> documents;
+  void fields(arg_list& a) {
+    a.required("documents", documents,
+               {"The documents, all inserted or none.", {}, {}, {}, "; nothing was inserted"});
+  }
+};
+
+handler_result insert_many(insert_many_args& a, const call& c) {
+  OMGDB_TRY(ids, a.store->insert_many(a.collection, std::move(a.documents), c.scan()));
   bj::array list;
-  for (const auto& id : *ids) list.push_back(engine::to_boost_json(id));
-  return tool_result::text(json::serialize(
-      bj::object{{"insertedCount", ids->size()}, {"insertedIds", std::move(list)}}));
+  for (const auto& id : ids) list.push_back(engine::to_boost_json(id));
+  return json_text(bj::object{{"insertedCount", ids.size()}, {"insertedIds", std::move(list)}});
 }
 
-tool_result replace_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto id = id_arg(args, "id");
-  if (!id) return tool_result::failure(id.error().message);
-  auto doc = document_arg(args, "document");
-  if (!doc) return tool_result::failure(doc.error().message);
-  auto r = (*st)->replace(*coll, *id, std::move(*doc));
-  if (!r) return tool_result::failure(r.error().message);
-  return tool_result::text(
-      json::serialize(bj::object{{"matchedCount", r->matched}, {"modifiedCount", r->modified}}));
+struct replace_args : in_collection {
+  engine::value id;
+  engine::document document;
+  void fields(arg_list& a) {
+    a.required("id", id, id_spec);
+    a.required("document", document, {"The new document; an `_id` in it must equal `id`."});
+  }
+};
+
+handler_result replace(replace_args& a, const call&) {
+  OMGDB_TRY(r, a.store->replace(a.collection, a.id, std::move(a.document)));
+  return json_text(bj::object{{"matchedCount", r.matched}, {"modifiedCount", r.modified}});
 }
 
-tool_result delete_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto id = id_arg(args, "id");
-  if (!id) return tool_result::failure(id.error().message);
-  auto n = (*st)->remove(*coll, *id);
-  if (!n) return tool_result::failure(n.error().message);
-  return tool_result::text(json::serialize(bj::object{{"deletedCount", *n}}));
+struct delete_args : in_collection {
+  engine::value id;
+  void fields(arg_list& a) { a.required("id", id, id_spec); }
+};
+
+handler_result remove_one(delete_args& a, const call&) {
+  OMGDB_TRY(n, a.store->remove(a.collection, a.id));
+  return json_text(bj::object{{"deletedCount", n}});
 }
 
-tool_result create_collection_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto created = (*st)->create_collection(*coll);
-  if (!created) return tool_result::failure(created.error().message);
-  return tool_result::text(json::serialize(bj::object{{"collection", *coll}, {"created", *created}}));
+handler_result create_collection(in_collection& a, const call&) {
+  OMGDB_TRY(created, a.store->create_collection(a.collection));
+  return json_text(bj::object{{"collection", a.collection}, {"created", created}});
 }
 
-tool_result drop_collection_tool(engine::store_registry& stores, const bj::object& args, mcp::call_context&) {
-  auto st = open_store(stores, args);
-  if (!st) return tool_result::failure(st.error().message);
-  auto coll = required_string(args, "collection");
-  if (!coll) return tool_result::failure(coll.error().message);
-  auto n = (*st)->drop_collection(*coll);
-  if (!n) return tool_result::failure(n.error().message);
-  return tool_result::text(json::serialize(
-      bj::object{{"collection", *coll}, {"dropped", true}, {"deletedDocuments", *n}}));
+handler_result drop_collection(in_collection& a, const call&) {
+  OMGDB_TRY(n, a.store->drop_collection(a.collection));
+  return json_text(bj::object{{"collection", a.collection}, {"dropped", true}, {"deletedDocuments", n}});
 }
-
 
 }  // namespace
 
-void add_write_tools(std::vector<mcp::tool>& out, std::shared_ptr<engine::store_registry> stores) {
-  using auth::scope;
-  out.push_back(make_tool(stores, "insert", "Insert one document; returns the assigned `_id`.",
-                     {p_path, p_collection, {"document", param_type::object, true}}, plain_write,
-                     scope::read_write, insert_tool));
-  out.push_back(make_tool(stores, "insert_many",
-                     "Atomically insert an array of documents in one durable transaction.",
-                     {p_path, p_collection, {"documents", param_type::array_of_objects, true}},
-                     plain_write, scope::read_write, insert_many_tool));
-  out.push_back(import_jsonl_tool(stores));
-  out.push_back(make_tool(stores, "replace",
-                     "Replace one document by exact `_id`, preserving `_id` identity.",
-                     {p_path, p_collection, {"id", param_type::any, true}, {"document", param_type::object, true}},
-                     plain_write, scope::read_write, replace_tool));
-  out.push_back(make_tool(stores, "delete", "Delete one document by exact `_id`.",
-                     {p_path, p_collection, {"id", param_type::any, true}}, delete_hints,
-                     scope::read_write, delete_tool));
-  out.push_back(update_one_tool(stores));
-  out.push_back(update_many_tool(stores));
-  out.push_back(delete_many_tool(stores));
-  out.push_back(find_one_and_update_tool(stores));
-  out.push_back(bulk_write_tool(stores));
-  out.push_back(define_collection_tool(stores));
-  out.push_back(make_tool(stores, "create_collection",
-                     "Create an explicitly cataloged collection, including an empty one.",
-                     {p_path, p_collection}, plain_write, scope::read_write, create_collection_tool));
-  out.push_back(create_index_tool(stores));
-  out.push_back(create_named_index_tool(stores));
-  out.push_back(drop_index_tool(stores));
-  out.push_back(plan_update_tool(stores));
-  out.push_back(apply_tool(stores));
-  out.push_back(rollback_tool(stores));
-  out.push_back(make_tool(stores, "drop_collection",
-                     "Drop a collection with all of its documents and index metadata. The only tool "
-                     "above `read-write`: it is never advertised or callable unless the server was "
-                     "started with `--scope dangerous`.",
-                     {p_path, p_collection}, plain_write, scope::dangerous, drop_collection_tool));
-}
-
-std::vector<mcp::tool> document_tools(std::shared_ptr<engine::store_registry> stores) {
-  std::vector<mcp::tool> out;
-  add_read_tools(out, stores);
-  add_write_tools(out, stores);
-  return out;
-}
+using auth::scope;
+const tool_def insert_tool = define<insert_args>(
+    {"insert", "Insert one document; returns the assigned `_id`.", plain_write, scope::read_write}, insert);
+const tool_def insert_many_tool = define<insert_many_args>(
+    {"insert_many", "Atomically insert an array of documents in one durable transaction.", plain_write,
+     scope::read_write},
+    insert_many);
+const tool_def replace_tool = define<replace_args>(
+    {"replace", "Replace one document by exact `_id`, preserving `_id` identity.", plain_write, scope::read_write},
+    replace);
+const tool_def delete_tool = define<delete_args>(
+    {"delete", "Delete one document by exact `_id`.", {false, true, true}, scope::read_write}, remove_one);
+const tool_def create_collection_tool = define<in_collection>(
+    {"create_collection", "Create an explicitly cataloged collection, including an empty one.", plain_write,
+     scope::read_write},
+    create_collection);
+const tool_def drop_collection_tool = define<in_collection>(
+    {.name = "drop_collection",
+     .description = "Drop a collection with all of its documents and index metadata. The only tool above "
+                    "`read-write`: it is never advertised or callable unless the server was started with "
+                    "`--scope dangerous`.",
+     .hints = plain_write,
+     .scope = scope::dangerous,
+     .note_missing_collection = false},
+    drop_collection);
 
 }  // namespace omgdb::tools

@@ -264,6 +264,7 @@ result<std::unique_ptr<http_listener>> http_listener::open(asio::io_context& ioc
   table.limits.log_bytes = options.event_log_bytes;
   table.limits.max_buffered_bytes = std::max<std::size_t>(options.event_log_bytes, 1u << 20);
   table.state_dir = options.state_dir;
+  table.paths = options.paths;
   st->ctx = std::make_shared<http::server_context>(options, std::move(gate), srv, ceiling, std::move(table),
                                                    [&ioc](std::function<void()> fn) { asio::post(ioc, std::move(fn)); });
   st->ctx->sessions.set_on_loop([&ioc] { return ioc.get_executor().running_in_this_thread(); });

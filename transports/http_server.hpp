@@ -24,6 +24,7 @@
 
 #include <optional>
 
+#include "auth/paths.hpp"
 #include "auth/scope.hpp"
 #include "auth/token_set.hpp"
 #include "mcp/server.hpp"
@@ -52,6 +53,8 @@ struct http_options {
   std::vector<std::string> allow_origins;  // --allow-origin, beyond the loopback origins
   std::vector<std::string> allow_hosts;    // --allow-host, beyond the loopback names
   std::string state_dir;                   // session records; "" keeps them in memory only
+  // Where HTTP sessions may open stores and read files (`[stores] roots`); null: anywhere.
+  std::shared_ptr<const auth::path_policy> paths;
   // HTTPS: PEM certificate chain and private key (unencrypted), both or neither; loaded and
   // checked against each other at start-up. TLS 1.2 at least; forward-secret AEAD ciphers.
   std::string tls_cert;

@@ -60,6 +60,7 @@ void session_table::start_dispatcher(const std::shared_ptr<http_session>& hs) {
     });
   }));
   hs->mcp().set_label(hs->id().substr(0, 8));
+  hs->mcp().set_path_policy(options_.paths);
   // Quick tools (get) run on the event loop while the worker pool is idle: the two thread hops
   // to a worker and back cost more of the loop's time than the tool itself (bench/README.md).
   hs->mcp().set_run_quick_inline(true);

@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "auth/paths.hpp"
 #include "auth/scope.hpp"
 #include "mcp/server.hpp"
 #include "transports/http_rules.hpp"
@@ -38,6 +39,7 @@ struct table_options {
   std::int64_t evict_idle_ms = 60 * 1000;    // a session idle this long may be evicted for a new one
   session_limits limits;
   std::string state_dir;  // "" = records kept in memory only
+  std::shared_ptr<const auth::path_policy> paths;  // every session's confinement (null: none)
 };
 
 // The result of a POST or GET: a finished reply, or an outlet to stream from (then `reply`

@@ -119,7 +119,7 @@ class mysql_adapter final : public adapter {
     if (st) return st;
     bool killed = no == ER_QUERY_INTERRUPTED || no == ER_STATEMENT_TIMEOUT || no == 3024 /* MySQL timeout */;
     if ((killed && (fired || dl.expired())) || no == ER_STATEMENT_TIMEOUT || (fired && s.broken()))
-      return make_error(dl.stop_message());
+      return make_error(dl.stop_message(), dl.cancelled() ? failure_kind::cancelled : failure_kind::limit_exceeded);
     return st;
   }
 
@@ -159,7 +159,10 @@ class mysql_adapter final : public adapter {
       static constexpr std::string_view note =
           "nothing was committed (except on non-transactional tables such as MyISAM, which keep rows changed "
           "before the stop)";
-      if (st.error().message == dl.stop_message()) return make_error(dl.stop_message(note));
+      const failure_kind kind = st.error().kind;
+      if (kind == failure_kind::cancelled || kind == failure_kind::limit_exceeded) {
+        return make_error(dl.stop_message(note), kind);
+      }
       if (s.broken())
         return make_error(st.error().message +
                           " — the connection was lost while the write ran: whether it was committed is unknown");

@@ -79,10 +79,11 @@ TEST_CASE("a root reached through a symlink still confines") {
   CHECK_FALSE(confine_path((t.dir / "outside").string(), roots));
 }
 
-TEST_CASE("the process-wide roots apply to confine_store_path and can be replaced") {
+TEST_CASE("a path policy's roots apply to confine and can be replaced") {
   temp_tree t;
-  set_store_roots({t.dir / "root"});
-  CHECK_FALSE(confine_store_path("/etc"));
-  set_store_roots({});
-  CHECK(confine_store_path("/etc"));
+  path_policy policy({t.dir / "root"});
+  CHECK_FALSE(policy.confine("/etc"));
+  CHECK_FALSE(policy.confine("/etc", path_role::file));
+  policy.replace({});
+  CHECK(policy.confine("/etc"));
 }

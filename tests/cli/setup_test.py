@@ -149,20 +149,36 @@ class Standalone(unittest.TestCase):
                          ('insert', {'path': 'x.omgdb', 'collection': 'c', 'document': {'a': 1}}),
                          ('find', {'path': '/etc', 'collection': 'c'}),
                          ('drop_collection', {'path': 'x.omgdb', 'collection': 'c'})])]
-            r, alone = mcp_transcript(['--standalone'], listing + calls, env=env, cwd=empty)
+            r, alone = mcp_transcript(['--standalone', '--scope', 'dangerous'], listing + calls, env=env, cwd=empty)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(normal[1]['result']['tools'], alone[1]['result']['tools'])
             for reply in alone[2:]:
                 self.assertTrue(reply['result']['isError'])
                 self.assertIn('unavailable', reply['result']['content'][0]['text'])
             self.assertEqual(os.listdir(empty), [])
-            r, by_env = mcp_transcript([], listing, env=dict(env, OMGDB_MCP_STANDALONE='1'), cwd=empty)
+            r, by_env = mcp_transcript(['--scope', 'dangerous'], listing, env=dict(env, OMGDB_MCP_STANDALONE='1'),
+                                       cwd=empty)
             self.assertIn('standalone', r.stderr)
             self.assertEqual(by_env[1]['result']['tools'], alone[1]['result']['tools'])
             self.assertEqual(os.listdir(empty), [])
         finally:
             os.chmod(empty, 0o755)
             shutil.rmtree(empty, ignore_errors=True)
+
+    def test_standalone_lists_what_the_normal_server_lists_at_the_same_scope(self):
+        listing = [INIT, {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}]
+        empty = tempfile.mkdtemp(prefix='omgdb-empty-')
+        env = {'HOME': empty, 'XDG_CONFIG_HOME': empty, 'XDG_STATE_HOME': empty}
+        names = lambda replies: [t['name'] for t in replies[1]['result']['tools']]
+        for scope in ([], ['--scope', 'read'], ['--scope', 'read-write']):
+            _, normal = mcp_transcript(scope, listing, env=env)
+            r, alone = mcp_transcript(['--standalone'] + scope, listing, env=env, cwd=empty)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(normal[1]['result']['tools'], alone[1]['result']['tools'], scope)
+            self.assertNotIn('drop_collection', names(alone))
+        _, by_env = mcp_transcript(['--standalone'], listing, env=dict(env, OMGDB_SCOPE='read'), cwd=empty)
+        self.assertNotIn('insert', names(by_env))
+        shutil.rmtree(empty, ignore_errors=True)
 
     def test_standalone_refuses_http_via_and_a_config(self):
         for extra in (['--http', '127.0.0.1:0'], ['--via', 'http://127.0.0.1:1/mcp'], ['--config', '/etc/omgdb/x.toml']):

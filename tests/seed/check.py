@@ -57,7 +57,9 @@ def check(out_path):
         fail("find required " + json.dumps(find["inputSchema"]["required"]))
     for name, typ in [("path", "string"), ("collection", "string"), ("filter", "object"),
                       ("sort", "object"), ("skip", "integer"), ("limit", "integer")]:
-        if find["inputSchema"]["properties"].get(name) != {"type": typ}:
+        # The seed's property schemas, plus the description every parameter carries (issue 14).
+        prop = dict(find["inputSchema"]["properties"].get(name) or {})
+        if not isinstance(prop.pop("description", None), str) or prop != {"type": typ}:
             fail(f"find property {name}")
     if find["annotations"] != {"readOnlyHint": True, "idempotentHint": True,
                                "destructiveHint": False, "requiredScope": "read"}:

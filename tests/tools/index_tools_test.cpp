@@ -1,5 +1,5 @@
 // The index and planner tools through their handlers: argument forms for the index key,
-// result shapes, refusals, required `filter`, and their place in the catalogue.
+// result shapes, refusals, required `filter` (their place in the catalogue: catalog_test.cpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -112,19 +112,4 @@ TEST_CASE("explain, suggest_indexes and diagnose require filter; explain and dia
             .starts_with(R"({"collection":"users","suggestions":[{"key":{"a":1,"b":1},"exists":null,)"));
   CHECK(b.ok("diagnose", R"({"collection":"users","filter":{"a":{"$gt":1}}})")
             .starts_with(R"({"collection":"users","documents":3,"matched":2,)"));
-}
-
-TEST_CASE("the index tools sit in the seed's catalogue order") {
-  auto tools = tools::document_tools(std::make_shared<engine::store_registry>());
-  std::vector<std::string> names;
-  for (const auto& t : tools) names.push_back(t.name);
-  auto at = [&](const char* n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
-  CHECK(at("list_indexes") == at("list_collections") + 1);
-  CHECK(at("explain") == at("validate") + 1);
-  CHECK(at("suggest_indexes") == at("explain") + 1);
-  CHECK(at("diagnose") == at("suggest_indexes") + 1);
-  CHECK(at("create_index") == at("create_collection") + 1);
-  CHECK(at("create_named_index") == at("create_index") + 1);
-  CHECK(at("drop_index") == at("create_named_index") + 1);
-  CHECK(at("plan_update") == at("drop_index") + 1);
 }

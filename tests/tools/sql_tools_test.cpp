@@ -3,7 +3,7 @@
 
 #include "common/json.hpp"
 #include "tests/sql/sql_fixture.hpp"
-#include "tools/sql_tools.hpp"
+#include "tools/catalog.hpp"
 
 using namespace omgdb;
 namespace bj = boost::json;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/paths.hpp"
 #include "common/json.hpp"
 #include "tools/catalog.hpp"
 
@@ -40,16 +41,22 @@ class tool_bench {
     tools_ = tools::document_tools(stores_);
   }
 
-  // Calls `name` with `args_json` (without `path`) at read-write scope.
-  mcp::tool_result call(const std::string& name, const std::string& args_json) {
+  const std::string& path() const { return path_; }
+  const std::filesystem::path& dir() const { return dir_; }
+  const std::shared_ptr<engine::store_registry>& stores() const { return stores_; }
+
+  // Calls `name` with `args_json` (without `path`) at read-write scope, confined by `paths`.
+  mcp::tool_result call(const std::string& name, const std::string& args_json,
+                        std::shared_ptr<const auth::path_policy> paths = nullptr) {
     auto parsed = json::parse_strict(args_json);
     REQUIRE(parsed.ok());
     boost::json::object args = parsed->as_object();
-    args["path"] = path_;
+    if (!args.contains("path")) args["path"] = path_;
     for (auto& t : tools_) {
       if (t.name != name) continue;
       mcp::call_context ctx;
       ctx.scope = auth::scope::read_write;
+      ctx.paths = std::move(paths);
       return t.handler(args, ctx);
     }
     FAIL("no tool " << name);
