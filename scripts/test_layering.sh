@@ -15,6 +15,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
+fail() {  # MESSAGE: counts a failure, with the last compiler or check output when it says why
+  echo "FAIL: $1" >&2
+  [ "${2:-}" = with_output ] && cat "$tmp/err" >&2
+  failures=$((failures + 1))
+}
+
 preprocess() {  # INCLUDE_DIR HEADER -> status; the compiler's message in $tmp/err
   printf '#include "%s"\n' "$2" > "$tmp/probe.cpp"
   # shellcheck disable=SC2086 # LAYERING_FLAGS: the system include dirs (from CMake), word-split
@@ -22,29 +28,19 @@ preprocess() {  # INCLUDE_DIR HEADER -> status; the compiler's message in $tmp/e
 }
 
 refused() {  # TARGET HEADER
-  if [ ! -f "$root/$2" ]; then
-    echo "FAIL: $2 is not in the tree; pick a header that exists" >&2; failures=$((failures + 1)); return
-  fi
-  if ! preprocess "$root" "$2"; then
-    echo "FAIL: $2 does not preprocess against the whole tree:" >&2; cat "$tmp/err" >&2
-    failures=$((failures + 1)); return
-  fi
+  if [ ! -f "$root/$2" ]; then fail "$2 is not in the tree; pick a header that exists"; return; fi
+  if ! preprocess "$root" "$2"; then fail "$2 does not preprocess against the whole tree:" with_output; return; fi
   if preprocess "$views/$1" "$2"; then
-    echo "FAIL: $1 may include $2 (its view should hide it)" >&2; failures=$((failures + 1))
+    fail "$1 may include $2 (its view should hide it)"
   elif grep -q "No such file" "$tmp/err"; then
     echo "ok: $1 cannot include $2"
   else
-    echo "FAIL: $1 including $2 failed for another reason:" >&2; cat "$tmp/err" >&2
-    failures=$((failures + 1))
+    fail "$1 including $2 failed for another reason:" with_output
   fi
 }
 
 allowed() {  # TARGET HEADER
-  if preprocess "$views/$1" "$2"; then
-    echo "ok: $1 includes $2"
-  else
-    echo "FAIL: $1 cannot include $2:" >&2; cat "$tmp/err" >&2; failures=$((failures + 1))
-  fi
+  if preprocess "$views/$1" "$2"; then echo "ok: $1 includes $2"; else fail "$1 cannot include $2:" with_output; fi
 }
 
 refused omgdb_engine mcp/tool.hpp
@@ -70,19 +66,18 @@ allowed omgdb_transports mcp/server.hpp
 plant="$tmp/tree"
 mkdir -p "$plant/engine" "$plant/transports"
 printf '#include <boost/asio/io_context.hpp>\n' > "$plant/transports/ok.cpp"
-if ! "$root/scripts/check_layering.sh" "$plant" 2> "$tmp/err"; then
-  echo "FAIL: check_layering refused Asio in transports/:" >&2; cat "$tmp/err" >&2; failures=$((failures + 1))
-else
+if "$root/scripts/check_layering.sh" "$plant" 2> "$tmp/err"; then
   echo "ok: transports/ may include Asio"
+else
+  fail "check_layering refused Asio in transports/:" with_output
 fi
 printf '#include "common/result.hpp"\n#include <boost/beast/http.hpp>\n' > "$plant/engine/bad.cpp"
 if "$root/scripts/check_layering.sh" "$plant" 2> "$tmp/err"; then
-  echo "FAIL: check_layering accepted Beast in engine/" >&2; failures=$((failures + 1))
+  fail "check_layering accepted Beast in engine/"
 elif grep -q "engine/bad.cpp:2" "$tmp/err"; then
   echo "ok: engine/ cannot include Beast"
 else
-  echo "FAIL: check_layering's message does not name engine/bad.cpp:2:" >&2; cat "$tmp/err" >&2
-  failures=$((failures + 1))
+  fail "check_layering's message does not name engine/bad.cpp:2:" with_output
 fi
 
 [ "$failures" -eq 0 ] || { echo "$failures layering check(s) failed" >&2; exit 1; }
