@@ -22,6 +22,24 @@ void server_context::close_all_connections() {
   }
 }
 
+bool server_context::evict_one() {
+  connection* pick = nullptr;
+  auto rank = [](const connection* c) { return c->authenticated ? 1 : 0; };  // strangers first
+  for (connection* c : live) {
+    if (c->evicted || (c->authenticated && !c->idle)) continue;
+    if (!pick || rank(c) < rank(pick) || (rank(c) == rank(pick) && c->since < pick->since)) pick = c;
+  }
+  if (!pick) return false;
+  pick->evicted = true;
+  ++evicting;
+  beast::error_code ec;
+  pick->lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+  pick->lowest().cancel();
+  log::debug(std::string("connection slots full: closed ") + (pick->authenticated ? "an idle keep-alive" : "an unauthenticated") +
+             " connection to make room");
+  return true;
+}
+
 namespace detail {
 
 namespace {
@@ -40,9 +58,15 @@ bool fill_view(const parser_type& parser, request_view& v) {
                                          &v.cors_request_method};
   constexpr std::size_t slot_count = sizeof slots / sizeof slots[0];
   unsigned seen[slot_count] = {};
+  v.transfer_encoding.reset();
   for (const auto& f : req) {
     std::size_t i = slot_count;
     switch (f.name()) {
+      case bhttp::field::transfer_encoding:  // repeated: one list (RFC 9110 §5.3)
+        if (!v.transfer_encoding) v.transfer_encoding.emplace();
+        else v.transfer_encoding->append(", ");
+        v.transfer_encoding->append(f.value());
+        break;
       case bhttp::field::host: i = 0; break;
       case bhttp::field::origin: i = 1; break;
       case bhttp::field::authorization: i = 2; break;
@@ -66,12 +90,46 @@ bool fill_view(const parser_type& parser, request_view& v) {
   }
   v.content_length.reset();
   if (auto n = parser.content_length()) v.content_length = *n;
+  v.version = req.version();
   v.chunked = parser.chunked();
   v.keep_alive = req.keep_alive();
   v.token_name.clear();
   v.granted = auth::scope::dangerous;
   // Repeated security headers are refused outright rather than guessed at.
   return seen[0] > 1 || seen[1] > 1 || seen[2] > 1 || seen[5] > 1;
+}
+
+beast::error_code parse_buffered(parser_type& parser, beast::flat_buffer& buffer, bool whole) {
+  beast::error_code ec;
+  while (!(whole ? parser.is_done() : parser.is_header_done()) && buffer.size() > 0) {
+    std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == bhttp::error::need_more) return {};
+    if (ec || used == 0) break;
+  }
+  return ec;
+}
+
+bool malformed(const beast::error_code& ec) {
+  return ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() &&
+         ec != bhttp::error::end_of_stream && ec != bhttp::error::need_more && ec != bhttp::error::header_limit &&
+         ec != bhttp::error::body_limit;
+}
+
+http_reply malformed_reply() {
+  http_reply r = json_error(400, -32000, "Bad Request: malformed HTTP");
+  r.close = true;
+  return r;
+}
+
+bool stalled_framing(const parser_type& parser, const beast::flat_buffer& buffer) {
+  if (!parser.chunked() || buffer.size() == 0) return false;
+  if (buffer.size() > 4096) return true;
+  auto bytes = static_cast<const char*>(buffer.data().data());
+  for (std::size_t i = 0; i < buffer.size(); ++i) {
+    if (bytes[i] == '\n' && (i == 0 || bytes[i - 1] != '\r')) return true;
+  }
+  return false;
 }
 
 asio::awaitable<void> close_stream(stream_connection<beast::tcp_stream>& c) {
@@ -85,7 +143,7 @@ asio::awaitable<void> close_stream(stream_connection<beast::tcp_stream>& c) {
 
 asio::awaitable<void> serve_connection(std::shared_ptr<server_context> ctx, tcp::socket socket) {
   auto c = std::make_shared<detail::stream_connection<beast::tcp_stream>>(std::move(socket));
-  detail::tracked registration(*ctx, c.get());
+  tracked registration(*ctx, c.get());
   try {
     co_await detail::serve(ctx, c);
   } catch (const std::exception& e) {

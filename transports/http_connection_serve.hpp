@@ -30,14 +30,6 @@ namespace beast = boost::beast;
 namespace bhttp = beast::http;
 using tcp = asio::ip::tcp;
 
-// What the listener may do to any live connection, plain or TLS.
-struct connection {
-  virtual ~connection() = default;
-  virtual beast::tcp_stream& lowest() = 0;
-  bool idle = true;  // waiting for the next request head
-  std::string head;  // the head of the last plain 200 reply, reused (ok_reply_head)
-};
-
 namespace detail {
 
 inline constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
@@ -271,34 +263,82 @@ asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, co
   co_return co_await stream_out(c, ctx, std::move(ex), version, view.keep_alive);
 }
 
+// Parses what is already buffered, up to the end of the head (or with `whole`, of the
+// message): a request usually arrives whole, and this spares an asynchronous read that would
+// complete by a trip through the event loop. need_more is not an error.
+beast::error_code parse_buffered(parser_type& parser, beast::flat_buffer& buffer, bool whole);
+
+// Beast's verdict on bytes that are not HTTP (a bad chunk size, a bare LF, a message cut
+// short, …), as opposed to a peer that closed between messages or a limit (answered apart).
+bool malformed(const beast::error_code& ec);
+http_reply malformed_reply();  // 400 "Bad Request: malformed HTTP", closing
+// True when the bytes Beast left unparsed in a chunked body can never become a chunk line:
+// a bare LF (Beast waits for CRLF), or a line longer than 4 KiB.
+bool stalled_framing(const parser_type& parser, const beast::flat_buffer& buffer);
+
+// Reads the next request head. The wait for its first byte is keep_alive_idle on a connection
+// that has authenticated and head_timeout on any other; the rest of the head must follow
+// within head_timeout of that byte (a slowloris head loses its slot). While it waits the
+// connection is `idle`: the listener may close it to make room (server_context::evict_one).
+template <class C>
+asio::awaitable<beast::error_code> read_head(C& c, const http_options& opt, beast::flat_buffer& buffer,
+                                             parser_type& parser) {
+  c.idle = true;
+  c.since = connection::clock::now();
+  if (buffer.size() == 0) {
+    c.lowest().expires_after(c.authenticated ? opt.keep_alive_idle : opt.head_timeout);
+    auto [ec, n] = co_await c.stream.async_read_some(buffer.prepare(16u << 10), nothrow);
+    if (ec) co_return ec;
+    buffer.commit(n);
+  }
+  c.idle = false;
+  c.since = connection::clock::now();
+  if (auto ec = parse_buffered(parser, buffer, false); ec || parser.is_header_done()) co_return ec;
+  c.lowest().expires_after(opt.head_timeout);
+  auto [ec, n] = co_await bhttp::async_read_header(c.stream, buffer, parser, nothrow);
+  co_return ec;
+}
+
+// Reads the body within body_timeout, parsing what is buffered first (it usually came with
+// the head). Chunk framing Beast would wait on forever is refused (stalled_framing).
+template <class C>
+asio::awaitable<beast::error_code> read_body(C& c, const http_options& opt, beast::flat_buffer& buffer,
+                                             parser_type& parser) {
+  c.lowest().expires_after(opt.body_timeout);
+  for (;;) {
+    beast::error_code ec = parse_buffered(parser, buffer, true);
+    if (ec || parser.is_done()) co_return ec;
+    if (stalled_framing(parser, buffer)) co_return bhttp::error::bad_chunk;
+    auto [rec, n] = co_await c.stream.async_read_some(buffer.prepare(16u << 10), nothrow);
+    if (rec) co_return rec == asio::error::eof ? beast::error_code(bhttp::error::partial_message) : rec;
+    buffer.commit(n);
+  }
+}
+
 template <class C>
 asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr<C> c) {
   const http_options& opt = ctx->options;
   beast::flat_buffer buffer;
   credential_memo memo;  // the bearer token last accepted on this connection
   request_view view;     // refilled for every request (fill_view)
-  bool first = true;
   while (!ctx->stopping) {
     parser_type parser;
     parser.header_limit(static_cast<std::uint32_t>(opt.max_header_bytes));
     parser.body_limit(boost::none);  // judged by the gate first (after Host, Origin and token)
-    c->idle = true;
-    c->lowest().expires_after(first ? opt.header_timeout : opt.keep_alive_idle);
-    auto [ec, n] = co_await bhttp::async_read_header(c->stream, buffer, parser, nothrow);
-    c->idle = false;
-    if (ec) {
+    if (auto ec = co_await read_head(*c, opt, buffer, parser)) {
       if (ec == bhttp::error::header_limit) {
         co_await write_reply(*c, *ctx, json_error(431, -32000, "Request Header Fields Too Large"), 11, false);
-      } else if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() && ec != bhttp::error::end_of_stream) {
-        co_await write_reply(*c, *ctx, json_error(400, -32000, "Bad Request: malformed HTTP"), 11, false);
+      } else if (malformed(ec)) {
+        co_await write_reply(*c, *ctx, malformed_reply(), 11, false);
       }
       break;
     }
-    first = false;
     bool repeated = fill_view(parser, view);
-    unsigned version = parser.get().version();
-    std::optional<http_reply> early;
-    if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !repeated) {
+    unsigned version = view.version;
+    std::optional<http_reply> early = framing_refusal(view);
+    if (early) {
+      // Framing first: the body of such a request is never read, so nothing after it is either.
+    } else if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !repeated) {
       early = screen_ops(view, ctx->gate, which);
       if (!early) early = ops_reply(*ctx, which, view.method == "HEAD");
       if (view.has_body()) early->close = true;
@@ -307,7 +347,10 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
       early->close = true;
     } else {
       early = screen(view, ctx->gate, &memo);
-      if (!early) note_credential(view, ctx->gate, &memo);
+      if (!early) {
+        note_credential(view, ctx->gate, &memo);
+        c->authenticated = true;
+      }
     }
     if (early) {
       if (log::enabled(log::level::debug)) {
@@ -319,20 +362,7 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
     if (!parser.is_done()) {
       parser.body_limit(opt.max_body_bytes);
       parser.eager(true);
-      // The body usually arrives with the head: parse what is buffered here rather than
-      // through an asynchronous read that would complete by a trip through the event loop.
-      beast::error_code ec2;
-      while (!parser.is_done() && buffer.size() > 0) {
-        std::size_t used = parser.put(buffer.data(), ec2);
-        buffer.consume(used);
-        if (ec2 == bhttp::error::need_more) ec2 = {};
-        if (ec2 || used == 0) break;
-      }
-      if (!ec2 && !parser.is_done()) {
-        c->lowest().expires_after(opt.header_timeout);
-        auto [ec3, n3] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
-        ec2 = ec3;
-      }
+      beast::error_code ec2 = co_await read_body(*c, opt, buffer, parser);
       if (ec2 == bhttp::error::body_limit) {
         http_reply r = json_error(413, -32000, "Payload Too Large: the body exceeds " +
                                                    std::to_string(opt.max_body_bytes) + " bytes");
@@ -341,22 +371,16 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
         co_await write_reply(*c, *ctx, std::move(r), version, false);
         break;
       }
+      if (malformed(ec2)) {
+        http_reply r = malformed_reply();
+        add_cors(r, view);
+        co_await write_reply(*c, *ctx, std::move(r), version, false);
+      }
       if (ec2) break;
     }
     if (!co_await respond(*c, *ctx, parser, view)) break;
   }
   co_await close_stream(*c);
 }
-
-// Keeps a connection in `live` while its coroutine runs (max_connections, shutdown).
-struct tracked {
-  server_context& ctx;
-  connection* c;
-  tracked(server_context& x, connection* y) : ctx(x), c(y) { ctx.live.insert(c); }
-  ~tracked() { ctx.live.erase(c); }
-  tracked(const tracked&) = delete;
-  tracked& operator=(const tracked&) = delete;
-};
-
 }  // namespace detail
 }  // namespace omgdb::transports::http

@@ -27,10 +27,10 @@ asio::awaitable<void> close_stream(stream_connection<tls_stream>& c) {
 asio::awaitable<void> serve_tls_connection(std::shared_ptr<server_context> ctx, std::shared_ptr<asio::ssl::context> tls,
                                            tcp::socket socket) {
   auto c = std::make_shared<detail::stream_connection<tls_stream>>(std::move(socket), *tls);
-  detail::tracked registration(*ctx, c.get());
+  tracked registration(*ctx, c.get());
   try {
     beast::flat_buffer hello;
-    c->lowest().expires_after(ctx->options.header_timeout);
+    c->lowest().expires_after(ctx->options.head_timeout);
     auto [ec, is_tls] = co_await beast::async_detect_ssl(c->lowest(), hello, detail::nothrow);
     if (ec) {
       c->lowest().close();
@@ -42,7 +42,7 @@ asio::awaitable<void> serve_tls_connection(std::shared_ptr<server_context> ctx, 
                                "This port speaks HTTPS: use an https:// URL.\n", "");
       co_return;
     }
-    c->lowest().expires_after(ctx->options.header_timeout);
+    c->lowest().expires_after(ctx->options.head_timeout);
     auto [hec, used] = co_await c->stream.async_handshake(asio::ssl::stream_base::server, hello.data(), detail::nothrow);
     if (hec) {
       log::debug("TLS handshake failed: " + hec.message());
