@@ -1,44 +1,12 @@
+// The plain-TCP half of the HTTP connection: the shared connection bookkeeping, the request
+// head reader (fill_view) and `serve_connection`. The TLS half is http_connection_tls.cpp.
 #include "transports/http_connection.hpp"
 
-#include <array>
-#include <chrono>
 #include <exception>
-#include <type_traits>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/detect_ssl.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
-
-#include "common/log.hpp"
-#include "transports/http_replies.hpp"
-#include "transports/http_tls.hpp"
+#include "transports/http_connection_serve.hpp"
 
 namespace omgdb::transports::http {
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = beast::http;
-using tcp = asio::ip::tcp;
-using tls_stream = beast::ssl_stream<beast::tcp_stream>;
-
-namespace {
-constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
-// How long a POST waits for its answer before the connection is watched for a hang-up.
-constexpr auto hangup_grace = std::chrono::milliseconds(20);
-}
-
-// What the listener may do to any live connection, plain or TLS.
-struct connection {
-  virtual ~connection() = default;
-  virtual beast::tcp_stream& lowest() = 0;
-  bool idle = true;  // waiting for the next request head
-  std::string head;  // the head of the last plain 200 reply, reused (ok_reply_head)
-};
 
 void server_context::close_idle_connections() {
   for (connection* c : live) {
@@ -54,26 +22,33 @@ void server_context::close_all_connections() {
   }
 }
 
+bool server_context::evict_one() {
+  connection* pick = nullptr;
+  auto rank = [](const connection* c) { return c->authenticated ? 1 : 0; };  // strangers first
+  for (connection* c : live) {
+    if (c->evicted || (c->authenticated && !c->idle)) continue;
+    if (!pick || rank(c) < rank(pick) || (rank(c) == rank(pick) && c->since < pick->since)) pick = c;
+  }
+  if (!pick) return false;
+  pick->evicted = true;
+  ++evicting;
+  beast::error_code ec;
+  pick->lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+  pick->lowest().cancel();
+  log::debug(std::string("connection slots full: closed ") + (pick->authenticated ? "an idle keep-alive" : "an unauthenticated") +
+             " connection to make room");
+  return true;
+}
+
+namespace detail {
+
 namespace {
-
-// The coroutine below serves either stream type: beast::tcp_stream or tls_stream.
-template <class Stream>
-struct stream_connection : connection, std::enable_shared_from_this<stream_connection<Stream>> {
-  template <class... Args>
-  explicit stream_connection(Args&&... args) : stream(std::forward<Args>(args)...) {}
-  Stream stream;
-  beast::tcp_stream& lowest() override { return beast::get_lowest_layer(stream); }
-};
-
-using parser_type = bhttp::request_parser<bhttp::string_body>;
-
 bool same_name(std::string_view a, std::string_view b) noexcept { return beast::iequals(a, b); }
 
-// Fills `v` from the parsed head in one pass over its fields (the first of a repeated header
-// counts, as with a lookup) and says whether a security header (Host, Origin, Authorization,
-// Mcp-Session-Id) is repeated. `v` is the connection's, reused from request to request:
-// assigning into its strings reuses their storage, so a steady stream of requests copies its
-// headers without allocating.
+}  // namespace
+
+// Assigning into the view's strings reuses their storage, so a steady stream of requests
+// copies its headers without allocating.
 bool fill_view(const parser_type& parser, request_view& v) {
   const auto& req = parser.get();
   v.method.assign(req.method_string());
@@ -83,9 +58,15 @@ bool fill_view(const parser_type& parser, request_view& v) {
                                          &v.cors_request_method};
   constexpr std::size_t slot_count = sizeof slots / sizeof slots[0];
   unsigned seen[slot_count] = {};
+  v.transfer_encoding.reset();
   for (const auto& f : req) {
     std::size_t i = slot_count;
     switch (f.name()) {
+      case bhttp::field::transfer_encoding:  // repeated: one list (RFC 9110 §5.3)
+        if (!v.transfer_encoding) v.transfer_encoding.emplace();
+        else v.transfer_encoding->append(", ");
+        v.transfer_encoding->append(f.value());
+        break;
       case bhttp::field::host: i = 0; break;
       case bhttp::field::origin: i = 1; break;
       case bhttp::field::authorization: i = 2; break;
@@ -109,6 +90,7 @@ bool fill_view(const parser_type& parser, request_view& v) {
   }
   v.content_length.reset();
   if (auto n = parser.content_length()) v.content_length = *n;
+  v.version = req.version();
   v.chunked = parser.chunked();
   v.keep_alive = req.keep_alive();
   v.token_name.clear();
@@ -117,213 +99,37 @@ bool fill_view(const parser_type& parser, request_view& v) {
   return seen[0] > 1 || seen[1] > 1 || seen[2] > 1 || seen[5] > 1;
 }
 
-template <class C>
-asio::awaitable<bool> write_reply(C& c, const server_context& ctx, http_reply r, unsigned version,
-                                  bool keep_alive) {
-  bool keep = keep_alive && !r.close && !ctx.stopping;
-  if (ok_reply_head(c.head, r, version, keep)) {
-    // Every tools/call answer takes this path: one gathered write of a reused head buffer
-    // and the body, the same bytes Beast would write.
-    std::array<asio::const_buffer, 2> pieces{asio::buffer(c.head), asio::buffer(r.body)};
-    if constexpr (std::is_same_v<decltype(c.stream), beast::tcp_stream>) {
-      // Plain TCP: try a non-blocking send first. A reply almost always fits the socket's
-      // buffer, and then no asynchronous operation (nor its timeout timer, nor a trip
-      // through the event loop) is needed; whatever does not fit is written as before.
-      auto& socket = c.lowest().socket();
-      boost::system::error_code ec;
-      if (!socket.non_blocking()) socket.non_blocking(true, ec);
-      std::size_t sent = ec ? 0 : socket.send(pieces, 0, ec);
-      if (ec && ec != asio::error::would_block && ec != asio::error::try_again) co_return false;
-      if (sent < c.head.size()) {
-        pieces[0] = asio::buffer(c.head) + sent;
-      } else {
-        pieces[0] = asio::const_buffer();
-        pieces[1] = asio::buffer(r.body) + (sent - c.head.size());
-      }
-    }
-    if (asio::buffer_size(pieces) > 0) {
-      c.lowest().expires_after(ctx.options.write_timeout);
-      auto [ec, n] = co_await asio::async_write(c.stream, pieces, nothrow);
-      if (ec) co_return false;
-    }
-    if (c.head.capacity() > 4096) c.head = std::string();
-    co_return keep;
+beast::error_code parse_buffered(parser_type& parser, beast::flat_buffer& buffer, bool whole) {
+  beast::error_code ec;
+  while (!(whole ? parser.is_done() : parser.is_header_done()) && buffer.size() > 0) {
+    std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == bhttp::error::need_more) return {};
+    if (ec || used == 0) break;
   }
-  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
-  res.set(bhttp::field::server, "omgdb");
-  for (auto& [name, value] : r.headers) res.set(name, value);
-  res.body() = std::move(r.body);
-  res.keep_alive(keep_alive && !r.close && !ctx.stopping);
-  res.prepare_payload();
-  c.lowest().expires_after(ctx.options.write_timeout);
-  auto [ec, n] = co_await bhttp::async_write(c.stream, res, nothrow);
-  co_return !ec && res.keep_alive();
+  return ec;
 }
 
-// Writes one piece of a streamed body: a chunk (HTTP/1.1) or raw bytes (HTTP/1.0).
-template <class C>
-asio::awaitable<bool> write_piece(C& c, const server_context& ctx, bool chunked, const std::string& data) {
-  c.lowest().expires_after(ctx.options.write_timeout);
-  if (!chunked) {
-    auto [ec, n] = co_await asio::async_write(c.stream, asio::buffer(data), nothrow);
-    co_return !ec;
-  }
-  auto [ec, n] = co_await asio::async_write(c.stream, bhttp::make_chunk(asio::buffer(data)), nothrow);
-  co_return !ec;
+bool malformed(const beast::error_code& ec) {
+  return ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() &&
+         ec != bhttp::error::end_of_stream && ec != bhttp::error::need_more && ec != bhttp::error::header_limit &&
+         ec != bhttp::error::body_limit;
 }
 
-// Notices a peer that hangs up while its response is pending or streaming, so the outlet is
-// released at once (a GET stream can be reopened, a POST's later messages go to the event
-// log) instead of at the next keep-alive write. Bytes of a pipelined request are left alone.
-template <class C>
-void watch_for_hangup(const std::shared_ptr<C>& c, const std::shared_ptr<outlet>& o) {
-  c->lowest().socket().async_wait(tcp::socket::wait_read, [c, o](const boost::system::error_code& ec) {
-    if (ec) return;
-    boost::system::error_code error;
-    if (c->lowest().socket().available(error) == 0 || error) {
-      o->gone = true;
-      o->finish();
-    }
-  });
+http_reply malformed_reply() {
+  http_reply r = json_error(400, -32000, "Bad Request: malformed HTTP");
+  r.close = true;
+  return r;
 }
 
-// Drains an outlet: a JSON reply, or a chunked SSE stream that ends when the outlet finishes.
-template <class C>
-asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigned version,
-                                 bool keep_alive) {
-  auto o = ex.out;
-  // The hang-up watch costs an epoll registration, not worth it for a call that answers at
-  // once: streams are watched from the start, a POST awaiting its answer after a short grace.
-  bool watching = false;
-  bool grace_over = false;
-  auto watch = [&] {
-    if (watching) return;
-    watching = true;
-    watch_for_hangup(c.shared_from_this(), o);
-  };
-  struct unwatch {
-    C& c;
-    const bool& watching;
-    ~unwatch() {
-      if (!watching) return;
-      boost::system::error_code ignored;
-      c.lowest().socket().cancel(ignored);
-    }
-  } unwatch_on_exit{c, watching};
-  if (o->mode == outlet::kind::sse) watch();
-  asio::steady_timer timer(c.lowest().get_executor());
-  o->wake = [&timer] { timer.cancel(); };
-  struct unhook {  // the outlet may outlive this frame (it stays in the session's log path)
-    outlet& o;
-    ~unhook() { o.wake = nullptr; }
-  } unhook_on_exit{*o};
-  bool chunked = version >= 11;
-  bool started = false;
-  bool dropped = false;
-  auto start_sse = [&]() -> asio::awaitable<bool> {
-    bhttp::response<bhttp::empty_body> res{bhttp::status::ok, version};
-    res.set(bhttp::field::server, "omgdb");
-    add_sse_headers(ex.reply);
-    for (auto& [name, value] : ex.reply.headers) res.set(name, value);
-    if (chunked) res.chunked(true);
-    res.keep_alive(chunked && keep_alive);
-    bhttp::response_serializer<bhttp::empty_body> sr{res};
-    c.lowest().expires_after(ctx.options.write_timeout);
-    auto [ec, n] = co_await bhttp::async_write_header(c.stream, sr, nothrow);
-    started = true;
-    co_return !ec;
-  };
-  if (o->mode == outlet::kind::sse && !co_await start_sse()) dropped = true;
-  while (!dropped) {
-    if (o->gone) {
-      dropped = true;  // taken over by a resumption, or too slow a reader
-      break;
-    }
-    if (o->mode == outlet::kind::json && !o->out.empty()) {
-      http_reply r = std::move(ex.reply);
-      r.status = 200;
-      r.set("Content-Type", "application/json");
-      r.body = std::move(o->out.front());
-      o->out.clear();
-      bool kept = co_await write_reply(c, ctx, std::move(r), version, keep_alive);
-      ex.session->release(o, false);
-      co_return kept;
-    }
-    if (o->mode == outlet::kind::sse && !o->out.empty()) {
-      if (!started && !co_await start_sse()) {
-        dropped = true;
-        break;
-      }
-      std::string batch;
-      for (auto& frame : o->out) batch += frame;
-      o->out.clear();
-      o->out_bytes = 0;
-      if (!co_await write_piece(c, ctx, chunked, batch)) dropped = true;
-      continue;
-    }
-    if (o->finished) {
-      if (!started && o->mode == outlet::kind::undecided && !o->accepts_sse) {
-        // Cancelled before any message: nothing to send but the end of the exchange.
-        bool kept = co_await write_reply(c, ctx, empty_reply(204), version, keep_alive);
-        ex.session->release(o, false);
-        co_return kept;
-      }
-      if (!started && !co_await start_sse()) {
-        dropped = true;
-        break;
-      }
-      if (chunked) {
-        c.lowest().expires_after(ctx.options.write_timeout);
-        auto [ec, n] = co_await asio::async_write(c.stream, bhttp::make_chunk_last(), nothrow);
-        if (ec) dropped = true;
-      }
-      break;
-    }
-    if (started || grace_over) watch();
-    timer.expires_after(started    ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                      ctx.options.sse_keepalive)
-                        : watching ? std::chrono::steady_clock::duration(std::chrono::hours(24))
-                                   : std::chrono::steady_clock::duration(hangup_grace));
-    auto [ec] = co_await timer.async_wait(nothrow);
-    if (!ec && !watching) grace_over = true;
-    if (!ec && started && !co_await write_piece(c, ctx, chunked, std::string(sse_keepalive_comment))) {
-      dropped = true;
-    }
+bool stalled_framing(const parser_type& parser, const beast::flat_buffer& buffer) {
+  if (!parser.chunked() || buffer.size() == 0) return false;
+  if (buffer.size() > 4096) return true;
+  auto bytes = static_cast<const char*>(buffer.data().data());
+  for (std::size_t i = 0; i < buffer.size(); ++i) {
+    if (bytes[i] == '\n' && (i == 0 || bytes[i - 1] != '\r')) return true;
   }
-  ex.session->release(o, dropped);
-  co_return !dropped && chunked && keep_alive && !ctx.stopping;
-}
-
-
-template <class C>
-asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, const request_view& view) {
-  unsigned version = parser.get().version();
-  exchange ex;
-  if (view.method == "POST") {
-    ex = ctx.sessions.handle_post(view, parser.get().body());
-  } else if (view.method == "GET") {
-    ex = ctx.sessions.handle_get(view);
-  } else {
-    ex.reply = ctx.sessions.handle_delete(view);
-  }
-  add_cors(ex.reply, view);
-  if (log::enabled(log::level::debug)) {
-    log::debug(view.method + " " + std::string(path_of(view.target)) +
-               (ex.out ? " -> stream" : " -> " + std::to_string(ex.reply.status)));
-  }
-  if (!ex.out) co_return co_await write_reply(c, ctx, std::move(ex.reply), version, view.keep_alive);
-  if (ex.out->mode == outlet::kind::json && !ex.out->out.empty()) {
-    // Answered already (a quick tool run on this loop): no stream to wait on, as stream_out would.
-    http_reply r = std::move(ex.reply);
-    r.status = 200;
-    r.set("Content-Type", "application/json");
-    r.body = std::move(ex.out->out.front());
-    ex.out->out.clear();
-    bool kept = co_await write_reply(c, ctx, std::move(r), version, view.keep_alive);
-    ex.session->release(ex.out, false);
-    co_return kept;
-  }
-  co_return co_await stream_out(c, ctx, std::move(ex), version, view.keep_alive);
+  return false;
 }
 
 asio::awaitable<void> close_stream(stream_connection<beast::tcp_stream>& c) {
@@ -333,142 +139,16 @@ asio::awaitable<void> close_stream(stream_connection<beast::tcp_stream>& c) {
   co_return;
 }
 
-// Sends TLS close_notify (waiting briefly for the peer's), then closes the socket.
-asio::awaitable<void> close_stream(stream_connection<tls_stream>& c) {
-  c.lowest().expires_after(std::chrono::seconds(2));
-  co_await c.stream.async_shutdown(nothrow);
-  c.lowest().close();
-}
-
-template <class C>
-asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr<C> c) {
-  const http_options& opt = ctx->options;
-  beast::flat_buffer buffer;
-  credential_memo memo;  // the bearer token last accepted on this connection
-  request_view view;     // refilled for every request (fill_view)
-  bool first = true;
-  while (!ctx->stopping) {
-    parser_type parser;
-    parser.header_limit(static_cast<std::uint32_t>(opt.max_header_bytes));
-    parser.body_limit(boost::none);  // judged by the gate first (after Host, Origin and token)
-    c->idle = true;
-    c->lowest().expires_after(first ? opt.header_timeout : opt.keep_alive_idle);
-    auto [ec, n] = co_await bhttp::async_read_header(c->stream, buffer, parser, nothrow);
-    c->idle = false;
-    if (ec) {
-      if (ec == bhttp::error::header_limit) {
-        co_await write_reply(*c, *ctx, json_error(431, -32000, "Request Header Fields Too Large"), 11, false);
-      } else if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() && ec != bhttp::error::end_of_stream) {
-        co_await write_reply(*c, *ctx, json_error(400, -32000, "Bad Request: malformed HTTP"), 11, false);
-      }
-      break;
-    }
-    first = false;
-    bool repeated = fill_view(parser, view);
-    unsigned version = parser.get().version();
-    std::optional<http_reply> early;
-    if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !repeated) {
-      early = screen_ops(view, ctx->gate, which);
-      if (!early) early = ops_reply(*ctx, which, view.method == "HEAD");
-      if (view.has_body()) early->close = true;
-    } else if (repeated) {
-      early = json_error(400, -32000, "Bad Request: a security header is repeated");
-      early->close = true;
-    } else {
-      early = screen(view, ctx->gate, &memo);
-      if (!early) note_credential(view, ctx->gate, &memo);
-    }
-    if (early) {
-      if (log::enabled(log::level::debug)) {
-        log::debug(view.method + " " + std::string(path_of(view.target)) + " -> " + std::to_string(early->status));
-      }
-      if (!co_await write_reply(*c, *ctx, std::move(*early), version, view.keep_alive)) break;
-      continue;
-    }
-    if (!parser.is_done()) {
-      parser.body_limit(opt.max_body_bytes);
-      parser.eager(true);
-      // The body usually arrives with the head: parse what is buffered here rather than
-      // through an asynchronous read that would complete by a trip through the event loop.
-      beast::error_code ec2;
-      while (!parser.is_done() && buffer.size() > 0) {
-        std::size_t used = parser.put(buffer.data(), ec2);
-        buffer.consume(used);
-        if (ec2 == bhttp::error::need_more) ec2 = {};
-        if (ec2 || used == 0) break;
-      }
-      if (!ec2 && !parser.is_done()) {
-        c->lowest().expires_after(opt.header_timeout);
-        auto [ec3, n3] = co_await bhttp::async_read(c->stream, buffer, parser, nothrow);
-        ec2 = ec3;
-      }
-      if (ec2 == bhttp::error::body_limit) {
-        http_reply r = json_error(413, -32000, "Payload Too Large: the body exceeds " +
-                                                   std::to_string(opt.max_body_bytes) + " bytes");
-        r.close = true;
-        add_cors(r, view);
-        co_await write_reply(*c, *ctx, std::move(r), version, false);
-        break;
-      }
-      if (ec2) break;
-    }
-    if (!co_await respond(*c, *ctx, parser, view)) break;
-  }
-  co_await close_stream(*c);
-}
-
-// Keeps a connection in `live` while its coroutine runs (max_connections, shutdown).
-struct tracked {
-  server_context& ctx;
-  connection* c;
-  tracked(server_context& x, connection* y) : ctx(x), c(y) { ctx.live.insert(c); }
-  ~tracked() { ctx.live.erase(c); }
-  tracked(const tracked&) = delete;
-  tracked& operator=(const tracked&) = delete;
-};
-
-}  // namespace
+}  // namespace detail
 
 asio::awaitable<void> serve_connection(std::shared_ptr<server_context> ctx, tcp::socket socket) {
-  auto c = std::make_shared<stream_connection<beast::tcp_stream>>(std::move(socket));
+  auto c = std::make_shared<detail::stream_connection<beast::tcp_stream>>(std::move(socket));
   tracked registration(*ctx, c.get());
   try {
-    co_await serve(ctx, c);
+    co_await detail::serve(ctx, c);
   } catch (const std::exception& e) {
     log::error(std::string("HTTP connection failed: ") + e.what());
   }
 }
-
-asio::awaitable<void> serve_tls_connection(std::shared_ptr<server_context> ctx, std::shared_ptr<asio::ssl::context> tls,
-                                           tcp::socket socket) {
-  auto c = std::make_shared<stream_connection<tls_stream>>(std::move(socket), *tls);
-  tracked registration(*ctx, c.get());
-  try {
-    beast::flat_buffer hello;
-    c->lowest().expires_after(ctx->options.header_timeout);
-    auto [ec, is_tls] = co_await beast::async_detect_ssl(c->lowest(), hello, nothrow);
-    if (ec) {
-      c->lowest().close();
-      co_return;
-    }
-    if (!is_tls) {
-      log::debug("a plain HTTP request reached the HTTPS listener; answered 400");
-      co_await reply_and_close(c->lowest(), "400 Bad Request", "text/plain; charset=utf-8",
-                               "This port speaks HTTPS: use an https:// URL.\n", "");
-      co_return;
-    }
-    c->lowest().expires_after(ctx->options.header_timeout);
-    auto [hec, used] = co_await c->stream.async_handshake(asio::ssl::stream_base::server, hello.data(), nothrow);
-    if (hec) {
-      log::debug("TLS handshake failed: " + hec.message());
-      c->lowest().close();
-      co_return;
-    }
-    co_await serve(ctx, c);
-  } catch (const std::exception& e) {
-    log::error(std::string("HTTPS connection failed: ") + e.what());
-  }
-}
-
 
 }  // namespace omgdb::transports::http

@@ -123,7 +123,7 @@ asio::awaitable<void> accept_loop(loop_state& st) {
       continue;
     }
     auto executor = socket.get_executor();
-    if (ctx->live.size() >= ctx->options.max_connections) {
+    if (ctx->full() && !ctx->evict_one()) {
       if (st.tls) {
         // A 503 in plain text means nothing to a TLS client; closing says "retry" as well.
         log::warning("too many open connections (" + std::to_string(ctx->live.size()) + "); closing a new one");

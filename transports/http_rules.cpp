@@ -246,6 +246,33 @@ void note_credential(request_view& req, const gate_policy& policy, credential_me
   req.granted = v.ceiling;
 }
 
+std::optional<http_reply> framing_refusal(const request_view& req) {
+  if (!req.transfer_encoding) return std::nullopt;
+  auto refuse = [](unsigned status, std::string_view why) {
+    http_reply r = json_error(status, -32000, std::string(status == 501 ? "Not Implemented: " : "Bad Request: ") +
+                                                  std::string(why));
+    r.close = true;
+    return r;
+  };
+  if (req.version < 11) return refuse(400, "Transfer-Encoding on an HTTP/1.0 request");
+  if (req.content_length) return refuse(400, "both Transfer-Encoding and Content-Length");
+  std::vector<std::string_view> codings;
+  std::string_view rest = *req.transfer_encoding;
+  while (!rest.empty() && codings.size() <= 8) {  // a longer list is refused below either way
+    std::size_t comma = rest.find(',');
+    std::string_view item = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (!item.empty()) codings.push_back(item);  // empty list elements are allowed (RFC 9110 §5.6.1)
+  }
+  std::size_t chunked = 0;
+  for (auto c : codings) chunked += iequals(c, "chunked");
+  if (codings.empty() || !iequals(codings.back(), "chunked") || chunked > 1 || codings.size() > 8) {
+    return refuse(400, "Transfer-Encoding must be chunked, applied once and last");
+  }
+  if (codings.size() > 1) return refuse(501, "only the chunked transfer coding is supported");
+  return std::nullopt;
+}
+
 std::optional<http_reply> screen(const request_view& req, const gate_policy& policy, credential_memo* memo) {
   auto finish = [&](http_reply r) {
     add_cors(r, req);

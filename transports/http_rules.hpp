@@ -25,7 +25,10 @@ struct request_view {
   std::string target;  // path and query
   std::optional<std::string> host, origin, authorization, content_type, accept, session_id,
       protocol_version, last_event_id, cors_request_method;
+  // Every Transfer-Encoding value of the head, joined with ", " (a repeated header is one list).
+  std::optional<std::string> transfer_encoding;
   std::optional<std::uint64_t> content_length;
+  unsigned version = 11;  // HTTP/1.1; 10 for HTTP/1.0
   bool chunked = false;
   bool keep_alive = true;
   // Set by `note_credential` once the gate has passed: the token's name and scope ceiling
@@ -119,6 +122,13 @@ struct credential_memo {
 // `memo` when valid). `memo` may be null.
 auth::token_verdict judge_credential(const request_view& req, const gate_policy& policy,
                                      credential_memo* memo) noexcept;
+
+// The request's framing (RFC 9112 §6), before any other check: a Transfer-Encoding on an
+// HTTP/1.0 request, beside a Content-Length, empty, or not ending with a single `chunked`
+// cannot be framed (400); a coding before `chunked` (gzip, deflate, …) is understood but not
+// implemented (501). Either reply closes the connection: the body is never read, by length
+// or otherwise. Nullopt: the framing is plain Content-Length, or `chunked` alone.
+std::optional<http_reply> framing_refusal(const request_view& req);
 
 // Runs the checks that need only the request head, in this order: Host (403/400), Origin
 // (403), path (404), CORS preflight (204), method (405), credential in the query (400),

@@ -64,12 +64,17 @@ struct http_options {
 
   std::size_t max_body_bytes = 4u << 20;      // larger POST bodies: 413
   std::size_t max_header_bytes = 16u << 10;   // larger request heads: 431
-  std::size_t max_connections = 256;          // more: 503 and close
+  std::size_t max_connections = 256;          // more: the oldest unauthenticated or longest-idle
+                                              // connection is closed, else 503 and close
   std::size_t max_sessions = 512;             // more: the longest-idle goes, or 503 on initialize
   std::size_t max_sessions_per_token = 256;   // the same, per bearer token (0: no quota)
   std::chrono::seconds session_idle{15 * 60};  // sessions unused this long are expired
-  std::chrono::seconds header_timeout{30};     // to receive a request head (and its body)
-  std::chrono::seconds keep_alive_idle{120};   // an idle keep-alive connection is closed
+  // A request head must arrive whole within head_timeout of its first byte; a connection that
+  // has not authenticated (new, or only refused so far) gets as long to start one. A TLS
+  // handshake too.
+  std::chrono::seconds head_timeout{5};
+  std::chrono::seconds body_timeout{30};       // to receive a body once its head passed the gate
+  std::chrono::seconds keep_alive_idle{120};   // an idle authenticated keep-alive connection is closed
   std::chrono::seconds write_timeout{30};      // a peer that stops reading is dropped
   std::chrono::seconds sse_keepalive{15};      // comment line on idle SSE streams
   std::chrono::seconds shutdown_deadline{10};  // SIGTERM: in-flight calls get this long

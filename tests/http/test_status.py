@@ -2,7 +2,7 @@
 interop pitfall of shared/notes/mcp-protocol.md §6."""
 import unittest
 
-from http_helpers import (BOTH, INIT, Daemon, initialize, request)
+from http_helpers import (BOTH, INIT, Daemon, RawStream, auth_headers, initialize, request)
 
 D = None
 
@@ -261,12 +261,18 @@ class Limits(unittest.TestCase):
             d.cleanup()
 
     def test_connections_over_the_limit_get_503(self):
-        import socket
         d = Daemon('--max-connections', '2')
         try:
-            held = [socket.create_connection(('127.0.0.1', d.port), timeout=5) for _ in range(2)]
+            # Both slots busy for authenticated clients (an open SSE stream each): idle or
+            # unauthenticated connections would be closed to make room instead
+            # (test_limits.Slots).
             import time
-            time.sleep(0.2)  # let the daemon accept both
+            held = []
+            for _ in range(2):
+                sid = initialize(d)
+                held.append(RawStream(d, 'GET', auth_headers(**{'Accept': 'text/event-stream', 'Mcp-Session-Id': sid})))
+                held[-1].read_until(b'\r\n\r\n')
+            time.sleep(0.2)  # the initialize connections are gone
             r = request(d, body=INIT)
             self.assertEqual(r.status, 503)
             self.assertIn('too many open connections', error_of(r)['message'])

@@ -136,3 +136,60 @@ TEST_CASE("the Accept value MCP clients send reads like any other spelling of th
   CHECK(usual.sse);
   CHECK_FALSE(usual.wildcard);
 }
+
+namespace {
+
+request_view with_coding(std::optional<std::string> te, std::optional<std::uint64_t> length = std::nullopt,
+                         unsigned version = 11) {
+  request_view r = post("Bearer x");
+  r.transfer_encoding = std::move(te);
+  r.content_length = length;
+  r.version = version;
+  return r;
+}
+
+unsigned refused_with(const request_view& r) {
+  auto reply = framing_refusal(r);
+  if (!reply) return 0;
+  CHECK(reply->close);  // the body's end is unknown: nothing after it can be read
+  return reply->status;
+}
+
+}  // namespace
+
+TEST_CASE("a body framed by Content-Length or by chunked alone passes the framing check") {
+  CHECK(refused_with(with_coding(std::nullopt, 42)) == 0);
+  CHECK(refused_with(with_coding(std::nullopt)) == 0);
+  CHECK(refused_with(with_coding("chunked")) == 0);
+  CHECK(refused_with(with_coding(" Chunked ")) == 0);
+  CHECK(refused_with(with_coding(", chunked,")) == 0);  // empty list elements are allowed
+}
+
+TEST_CASE("a transfer coding that does not end in chunked is 400 even with a Content-Length") {
+  CHECK(refused_with(with_coding("xchunked", 42)) == 400);
+  CHECK(refused_with(with_coding("xchunked")) == 400);
+  CHECK(refused_with(with_coding("chunked, gzip")) == 400);
+  CHECK(refused_with(with_coding("chunked, chunked")) == 400);
+  CHECK(refused_with(with_coding("")) == 400);
+  CHECK(refused_with(with_coding("chunked;ext=1")) == 400);
+}
+
+TEST_CASE("chunked beside a Content-Length or on HTTP/1.0 is 400") {
+  CHECK(refused_with(with_coding("chunked", 42)) == 400);
+  CHECK(refused_with(with_coding("chunked", std::nullopt, 10)) == 400);
+}
+
+TEST_CASE("a coding before chunked is understood but not implemented: 501") {
+  CHECK(refused_with(with_coding("gzip, chunked")) == 501);
+  CHECK(refused_with(with_coding("deflate,chunked")) == 501);
+  auto reply = framing_refusal(with_coding("gzip, chunked"));
+  REQUIRE(reply);
+  CHECK(reply->body.find("Not Implemented") != std::string::npos);
+}
+
+TEST_CASE("a long list of transfer codings is refused without reading it all") {
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += "gzip, ";
+  many += "chunked";
+  CHECK(refused_with(with_coding(many)) == 400);
+}
