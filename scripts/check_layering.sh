@@ -1,5 +1,5 @@
 #!/bin/sh
-# Refuses Asio/Beast outside transports/ (docs/build.md, "Build and layering").
+# Refuses Asio/Beast outside transports/ (docs/architecture.md, "Build and layering").
 #
 #   scripts/check_layering.sh SOURCE_ROOT
 #

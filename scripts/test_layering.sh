@@ -1,5 +1,5 @@
 #!/bin/sh
-# ctest `layering`: proves that the build refuses a forbidden include (docs/build.md).
+# ctest `layering`: proves that the build refuses a forbidden include (docs/architecture.md, "Build and layering").
 #
 #   scripts/test_layering.sh CXX VIEW_ROOT SOURCE_ROOT
 #

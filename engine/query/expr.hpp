@@ -66,7 +66,7 @@ auto guard_match(F&& f) -> decltype(f()) {
 // The most nodes one expression may hold: operators, operands, field paths, literals and
 // array items each count one ({$add: ["$a", 1]} is three). A larger expression is a compile
 // error naming the limit (an `$add` of 100,000 operands would otherwise cost that much per
-// document). docs/limits-query.md.
+// document). docs/limits.md.
 inline constexpr std::size_t k_max_expression_nodes = 10'000;
 
 // What an expression may refer to besides the document.

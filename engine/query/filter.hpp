@@ -25,13 +25,13 @@ namespace omgdb::engine {
 
 // PCRE2's match limit for every regex in a filter or a validation `pattern`: the backtracking
 // steps one value may take (about 0.5 ms with the JIT). Reaching it is an error, never "no
-// match" (docs/limits-query.md).
+// match" (docs/limits.md).
 inline constexpr std::uint32_t k_regex_match_limit = 100'000;
 
 // The most clauses one filter may hold: each field condition, operator, $and/$or/$nor branch,
 // $all item and $in regex counts one ({a: {$gt: 1, $lt: 5}} is three). A larger filter is a
 // compile error naming the limit; matching work per document stays bounded by it ($in values
-// are binary-searched and do not count). docs/limits-query.md.
+// are binary-searched and do not count). docs/limits.md.
 inline constexpr std::size_t k_max_filter_clauses = 10'000;
 
 class filter {

@@ -3,7 +3,7 @@ connections and slowloris heads cannot take every slot, and malformed or unsuppo
 refused with a reply. Each attack is bounded (a handful of loopback connections, seconds) and
 each test shows that another client is still served, within a stated latency.
 
-docs/limits-http.md lists the bounds these tests exercise."""
+docs/limits.md lists the bounds these tests exercise."""
 import json
 import socket
 import threading
