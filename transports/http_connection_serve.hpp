@@ -78,9 +78,12 @@ asio::awaitable<bool> write_reply(C& c, const server_context& ctx, http_reply r,
         pieces[1] = asio::buffer(r.body) + (sent - c.head.size());
       }
     }
-    if (asio::buffer_size(pieces) > 0) {
+    for (const asio::const_buffer& piece : pieces) {
+      // One piece at a time: over TLS a gathered write of a head and a body past one record
+      // (16 KiB) stalled after the head (tests/mcp_http/test_tls.py, a 26 KiB tools/list).
+      if (piece.size() == 0) continue;
       c.lowest().expires_after(ctx.options.write_timeout);
-      auto [ec, n] = co_await asio::async_write(c.stream, pieces, nothrow);
+      auto [ec, n] = co_await asio::async_write(c.stream, piece, nothrow);
       if (ec) co_return false;
     }
     if (c.head.capacity() > 4096) c.head = std::string();
