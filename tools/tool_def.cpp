@@ -156,13 +156,24 @@ void arg_list::store(store_ref& member) {
   field("path", path, path_spec, true);
   if (schema_ || !error_) return;
   if (auto st = confine(path, auth::path_role::store); !st) return fail(std::move(st).error().message, {});
-  auto opened = call_->env.stores->open(path);
+  pending_store_ = &member;
+  pending_path_ = std::move(path);
+}
+
+void arg_list::open_store() {
+  // A store that cannot be opened is the call's error even when a later argument was bad too
+  // (the store is named first), but a path refused by confinement always wins: nothing is
+  // opened for a call that names a file outside the roots.
+  if (schema_ || pending_store_ == nullptr || confinement_failed_) return;
+  auto opened = call_->env.stores->open(pending_path_);
   if (!opened) {
     error_ = std::move(opened).error();
     return;
   }
-  member.handle = std::move(*opened);
-  store_ = member.handle;
+  if (!error_) return;
+  pending_store_->handle = std::move(*opened);
+  store_ = pending_store_->handle;
+  pending_store_ = nullptr;
 }
 
 void arg_list::collection(std::string& member) {
@@ -173,7 +184,10 @@ void arg_list::collection(std::string& member) {
 void arg_list::file(std::string_view name, std::string& member, const spec& s) {
   field(name, member, s, true);
   if (schema_ || !error_) return;
-  if (auto st = confine(member, auth::path_role::file); !st) fail(std::move(st).error().message, {});
+  if (auto st = confine(member, auth::path_role::file); !st) {
+    confinement_failed_ = true;
+    fail(std::move(st).error().message, {});
+  }
 }
 
 mcp::tool_result json_text(const bj::value& v) {

@@ -119,8 +119,12 @@ class arg_list {
   void required(std::string_view name, T& member, const spec& s) { field(name, member, s, true); }
   template <class T>
   void optional(std::string_view name, T& member, const spec& s) { field(name, member, s, false); }
-  // The roles. `path`: the store, confined by the session and opened.
+  // The roles. `path`: the store, confined by the session, and opened once every other
+  // argument has been decoded and confined (open_store): a store that cannot be opened is
+  // still the call's first error, but a file outside the roots is refused before any store is
+  // opened or found missing.
   void store(store_ref& member);
+  void open_store();
   // `collection`: a collection name (remembered for the note on a missing collection).
   void collection(std::string& member);
   // A file the tool reads, confined by the session like a store path.
@@ -152,6 +156,9 @@ class arg_list {
   const boost::json::object* args_ = nullptr;
   const call* call_ = nullptr;
   status error_;
+  store_ref* pending_store_ = nullptr;  // set by store(), opened by open_store()
+  std::string pending_path_;
+  bool confinement_failed_ = false;
   std::shared_ptr<engine::store> store_;
   std::optional<std::string> collection_;
 };
@@ -212,6 +219,7 @@ template <class Args>
 status read_args(Args& a, arg_list& list) {
   a.prefix(list);
   a.fields(list);
+  list.open_store();
   return std::move(list.error());
 }
 
