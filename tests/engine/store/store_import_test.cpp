@@ -238,7 +238,15 @@ TEST_CASE("a long line of a sparse file is refused with bounded memory, and canc
   CHECK(r.error().message.find("line 1: longer than 16842752 bytes") != std::string::npos);
   struct rusage after {};
   ::getrusage(RUSAGE_SELF, &after);
-  CHECK(after.ru_maxrss - before.ru_maxrss < 40 * 1024);  // KiB: less than the 64 MiB line
+  // KiB: less than the 64 MiB line. AddressSanitizer's shadow memory and quarantine add
+  // about a third to what the reader touches, so its build gets a looser bound that is still
+  // below the line's size.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr long k_max_growth_kib = 60 * 1024;
+#else
+  constexpr long k_max_growth_kib = 40 * 1024;
+#endif
+  CHECK(after.ru_maxrss - before.ru_maxrss < k_max_growth_kib);
 
   std::atomic<bool> cancelled{true};
   scan_control control;
