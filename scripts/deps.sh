@@ -9,6 +9,7 @@ packages=(
   librocksdb-dev libbson-dev libpcre2-dev libssl-dev
   libtomlplusplus-dev libcli11-dev doctest-dev
   libpq-dev libmariadb-dev libsqlite3-dev libsystemd-dev
+  libstemmer-dev libhnswlib-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libyaml-cpp-dev
   postgresql mariadb-server mariadb-client
   nodejs npm python3 openssl
 )
