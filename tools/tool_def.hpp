@@ -23,6 +23,7 @@
 
 #include "auth/paths.hpp"
 #include "common/result.hpp"
+#include "engine/embed/embedder.hpp"
 #include "engine/store/store.hpp"
 #include "engine/value/value.hpp"
 #include "mcp/tool.hpp"
@@ -30,11 +31,13 @@
 
 namespace omgdb::tools {
 
-// What the handlers of one catalogue share: the process's open stores and its SQL service
-// (either may be null when no tool of the catalogue needs it).
+// What the handlers of one catalogue share: the process's open stores, its SQL service and
+// its installed embedding models (any may be null when no tool of the catalogue needs it; a
+// tool that needs models and finds none says which model is missing and how to install it).
 struct tool_env {
   std::shared_ptr<engine::store_registry> stores;
   std::shared_ptr<sql::service> sql;
+  std::shared_ptr<const engine::embed::model_registry> models;
 };
 
 // One running call as a handler sees it.
