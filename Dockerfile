@@ -2,7 +2,7 @@
 # and a slim runtime stage running as a non-root user with a volume for stores.
 #   docker build -t omgdb .
 #   docker run -i --rm omgdb                                   # standalone: tools/list only
-#   docker run -i --rm -v omgdb-data:/data omgdb mcp --store-root /data
+#   docker run -i --rm -v omgdb-data:/data omgdb mcp           # stores at /data/NAME.omgdb
 #   docker run --rm -p 127.0.0.1:41922:41922 -v omgdb-data:/data -e OMGDB_HTTP_TOKEN \
 #     omgdb serve --listen 0.0.0.0:41922 --store-root /data
 #   docker run --rm -v omgdb-data:/data omgdb create /data/app.omgdb
