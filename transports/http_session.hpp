@@ -118,6 +118,7 @@ class http_session {
   mcp::session_state saved;  // the dispatcher's state as last handed to the state file
   std::string token_name;  // the bearer token that created it; only that token may use it
   auth::scope granted = auth::scope::read;  // server ceiling ∧ the token's scope
+  bool cancel_on_drop = false;  // a stateless (2026-07-28) request: a dropped response cancels its calls
 
  private:
   // The client cancelled request `key`: its open POST ends without an answer.
