@@ -381,6 +381,12 @@ void session::cancel_all() {
   for (auto& [k, c] : calls_) c->cancelled = true;
 }
 
+void session::cancel(std::string_view key) {
+  std::lock_guard lock(mu_);
+  auto [b, e] = calls_.equal_range(std::string(key));
+  for (auto c = b; c != e; ++c) c->second->cancelled = true;
+}
+
 void session::wait_idle() {
   std::unique_lock lock(mu_);
   idle_cv_.wait(lock, [this] { return calls_.empty(); });

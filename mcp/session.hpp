@@ -95,6 +95,9 @@ class session : public std::enable_shared_from_this<session> {
   // Cancels every call still queued or running; their replies are dropped. Calls see the
   // client as gone (call_context::client_gone).
   void cancel_all();
+  // Cancels the calls of request `key` (serialized id), as notifications/cancelled would, but
+  // sends nothing: its transport has already closed the response (2026-07-28 over HTTP).
+  void cancel(std::string_view key);
   // The client stopped sending (end of stdin): running calls continue and are answered, but
   // waits for a person (SQL approvals) end, since nobody is left to receive their result.
   void end_of_input();

@@ -143,22 +143,49 @@ exchange session_table::handle_modern_post(const request_view& req, json::parsed
     ex.reply.status = 202;  // 2026-07-28 defines no client notification over HTTP: nothing to do
     return ex;
   }
-  for (auto it = modern_.begin(); it != modern_.end();) it = it->expired() ? modern_.erase(it) : std::next(it);
-  // One request, one session: nothing of it outlives the response (the request's calls are
-  // cancelled when the client closes the response).
-  auto hs = std::make_shared<http_session>(std::string(), options_.limits, 1);
-  hs->token_name = req.token_name;
-  hs->granted = auth::intersect(ceiling_, req.granted);
-  hs->cancel_on_drop = true;
-  start_dispatcher(hs);
-  hs->mcp().set_label("stateless");
-  hs->mcp().share_warm_keys(modern_warm_);
-  modern_.push_back(hs);
+  auto hs = carrier_for(req, e.key);
   accept_info accept = parse_accept(req.accept);
   ex.session = hs;
   ex.out = hs->open_request(e.key, accept.sse, accept.sse && !accept.json);
   hs->mcp().handle_message(std::move(parsed.value), e, parsed.violation);
   return ex;
+}
+
+namespace {
+constexpr std::size_t max_carriers = 64;          // pooled carriers, every token together
+constexpr std::size_t carrier_max_in_flight = 8;  // requests one carrier takes at once
+}  // namespace
+
+// A stateless request needs a dispatcher at the token's scope and a place for its response,
+// and nothing else: no state of one request is read by another (the dispatcher's session
+// state is never set by a modern request). Carriers are pooled because building a
+// dispatcher per request costs more than the request (bench/http/modern_vs_legacy.py). A
+// carrier is only shared by requests of the same token and scope whose ids differ; a dropped
+// response cancels only its own request (mcp::session::cancel).
+std::shared_ptr<http_session> session_table::carrier_for(const request_view& req, const std::string& key) {
+  const auth::scope wanted = auth::intersect(ceiling_, req.granted);
+  std::shared_ptr<http_session> idle_other;
+  for (auto& hs : modern_) {
+    if (hs->token_name == req.token_name && hs->granted == wanted) {
+      if (hs->in_flight() < carrier_max_in_flight && !hs->has_pending(key)) return hs;
+    } else if (!idle_other && !hs->busy()) {
+      idle_other = hs;
+    }
+  }
+  auto hs = std::make_shared<http_session>(std::string(), options_.limits, 1);
+  hs->token_name = req.token_name;
+  hs->granted = wanted;
+  hs->cancel_on_drop = true;
+  start_dispatcher(hs);
+  hs->mcp().set_label("stateless");
+  hs->mcp().share_warm_keys(modern_warm_);
+  if (modern_.size() >= max_carriers) {
+    // Full: an idle carrier of another token makes room; with none, this one is not pooled.
+    if (!idle_other) return hs;
+    std::erase(modern_, idle_other);
+  }
+  modern_.push_back(hs);
+  return hs;
 }
 
 }  // namespace omgdb::transports::http

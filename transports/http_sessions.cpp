@@ -326,10 +326,7 @@ void session_table::end_get_streams() {
 }
 
 bool session_table::any_pending() const {
-  auto stateless_busy = [](const std::weak_ptr<http_session>& w) {
-    auto hs = w.lock();
-    return hs && hs->busy();
-  };
+  auto stateless_busy = [](const std::shared_ptr<http_session>& hs) { return hs->busy(); };
   return std::any_of(live_.begin(), live_.end(), [](const auto& kv) { return kv.second->busy(); }) ||
          std::any_of(modern_.begin(), modern_.end(), stateless_busy);
 }
@@ -339,20 +336,16 @@ void session_table::end_all(std::string_view reason) {
     hs->end_all(reason);
     hs->mcp().cancel_all();
   }
-  for (auto& w : modern_) {
-    if (auto hs = w.lock()) {
-      hs->end_all(reason);
-      hs->mcp().cancel_all();
-    }
+  for (auto& hs : modern_) {
+    hs->end_all(reason);
+    hs->mcp().cancel_all();
   }
 }
 
 void session_table::close_all() {
-  for (auto& w : modern_) {
-    if (auto hs = w.lock()) {
-      hs->mcp().cancel_all();
-      hs->mcp().wait_idle();
-    }
+  for (auto& hs : modern_) {
+    hs->mcp().cancel_all();
+    hs->mcp().wait_idle();
   }
   modern_.clear();
   for (auto& [id, hs] : live_) hs->mcp().cancel_all();

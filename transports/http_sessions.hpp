@@ -122,7 +122,10 @@ class session_table {
   std::map<std::string, session_record> dormant_;  // loaded at start-up, not yet used again
   bool dirty_ = false;
   std::unique_ptr<state_writer> writer_;  // null without state_dir
-  std::vector<std::weak_ptr<http_session>> modern_;  // stateless requests that may be in flight
+  // The carriers of stateless (2026-07-28) requests, reused by requests of the same token and
+  // scope (transports/http_modern.cpp): at most max_carriers, each with few requests at once.
+  std::vector<std::shared_ptr<http_session>> modern_;
+  std::shared_ptr<http_session> carrier_for(const request_view& req, const std::string& key);
   std::shared_ptr<mcp::warm_keys> modern_warm_ = std::make_shared<mcp::warm_keys>();
 };
 

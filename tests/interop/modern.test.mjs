@@ -55,9 +55,13 @@ before(async () => {
   await startDaemon();
 });
 
-after(() => {
-  daemon?.kill('SIGTERM');
-  rmSync(tmp, { recursive: true, force: true });
+after(async () => {
+  if (daemon && daemon.exitCode === null) {
+    const exited = new Promise((resolve) => daemon.once('exit', resolve));
+    daemon.kill('SIGTERM');
+    await exited;  // it writes its session records on the way out
+  }
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
 });
 
 const MODES = { modern: { pin: '2026-07-28' }, auto: 'auto' };
