@@ -17,6 +17,14 @@ std::optional<std::string_view> declared_version(const bj::object* params) noexc
   return std::string_view(s.data(), s.size());
 }
 
+bool declares_capabilities(const bj::object* params) noexcept {
+  if (!params) return false;
+  auto m = params->find("_meta");
+  if (m == params->end() || !m->value().is_object()) return false;
+  auto c = m->value().get_object().find("io.modelcontextprotocol/clientCapabilities");
+  return c != m->value().get_object().end() && c->value().is_object();
+}
+
 bool modern_version_supported(std::string_view version) noexcept {
   for (auto v : modern_versions) {
     if (v == version) return true;

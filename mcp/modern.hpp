@@ -10,7 +10,7 @@
 // Modern requests (seeds: issue 21; spec 2026-07-28 basic/versioning, server/discover,
 // server/utilities/caching, server/utilities/logging):
 //  - a version this server does not speak: -32022 UnsupportedProtocolVersion with
-//    data {supported, requested};
+//    data {supported, requested}; no clientCapabilities object in `_meta`: -32602;
 //  - `_meta["io.modelcontextprotocol/logLevel"]` not a level name: -32602; absent: no
 //    notifications/message for that request;
 //  - server/discover, tools/list (ttlMs, cacheScope, catalogue order) and tools/call
@@ -50,6 +50,10 @@ inline constexpr int list_ttl_ms = 60'000;
 std::optional<std::string_view> declared_version(const boost::json::object* params) noexcept;
 
 bool modern_version_supported(std::string_view version) noexcept;
+
+// True when params._meta carries "io.modelcontextprotocol/clientCapabilities" as an object
+// (required on every modern request; a request without it is -32602).
+bool declares_capabilities(const boost::json::object* params) noexcept;
 
 // Every version this server speaks, modern first, then the legacy ones newest first.
 boost::json::array all_versions();

@@ -16,6 +16,9 @@ void session::dispatch_modern(const envelope& e, std::string_view version, const
                               const std::string& violation) {
   const bj::value& id = *e.id;
   if (!modern_version_supported(version)) return reply_error_object(id, unsupported_version_error(version));
+  if (!declares_capabilities(&params)) {
+    return reply_error(id, -32602, "invalid params: params._meta must carry io.modelcontextprotocol/clientCapabilities");
+  }
   call_style style;
   style.result = {true, true};
   style.min_log_level = -1;  // no notifications/message unless the request asks for them

@@ -89,10 +89,15 @@ std::optional<http_reply> modern_refusal(const request_view& req, const mcp::env
     return json_body(400, json::serialize(envelope));
   }
   auto body_version = mcp::declared_version(e.params);
-  if (!body_version) {
-    return mismatch("MCP-Protocol-Version is `" + version +
-                        "` but the body's params._meta has no io.modelcontextprotocol/protocolVersion",
-                    e);
+  if (!body_version || (e.kind == mcp::inbound_kind::request && !mcp::declares_capabilities(e.params))) {
+    // The body is not a valid request of this revision: invalid params, as the revision's
+    // stdio binding answers it too (mcp::session::dispatch_modern).
+    return json_error(400, -32602,
+                      std::string("Invalid params: params._meta must carry ") +
+                          (body_version ? "io.modelcontextprotocol/clientCapabilities (an object)"
+                                        : "io.modelcontextprotocol/protocolVersion (MCP-Protocol-Version is `" +
+                                              version + "`)"),
+                      e.id ? *e.id : bj::value());
   }
   if (*body_version != version) {
     return mismatch("MCP-Protocol-Version header value '" + version + "' does not match body value '" +

@@ -85,10 +85,16 @@ class HeaderRules(unittest.TestCase):
         r = post(D, body)
         self.assertEqual(r.status, 400)
         self.assertEqual(error_of(r)['code'], -32020)
+
+    def test_a_modern_body_without_its_version_or_capabilities_is_400_invalid_params(self):
         body = {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}  # no _meta at all
         r = post(D, body)
-        self.assertEqual(r.status, 400)
-        self.assertEqual(error_of(r)['code'], -32020)
+        self.assertEqual((r.status, error_of(r)['code']), (400, -32602))
+        body = modern('tools/list')
+        del body['params']['_meta']['io.modelcontextprotocol/clientCapabilities']
+        r = post(D, body)
+        self.assertEqual((r.status, error_of(r)['code']), (400, -32602))
+        self.assertIn('clientCapabilities', error_of(r)['message'])
 
     def test_mcp_method_missing_or_mismatched_is_400_header_mismatch(self):
         body = modern('tools/list')
