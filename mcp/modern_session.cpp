@@ -17,7 +17,8 @@ void session::dispatch_modern(const envelope& e, std::string_view version, const
   const bj::value& id = *e.id;
   if (!modern_version_supported(version)) return reply_error_object(id, unsupported_version_error(version));
   if (!declares_capabilities(&params)) {
-    return reply_error(id, -32602, "invalid params: params._meta must carry io.modelcontextprotocol/clientCapabilities");
+    return reply_error(id, -32602,
+                       "invalid params: params._meta must carry io.modelcontextprotocol/clientCapabilities");
   }
   call_style style;
   style.result = {true, true};

@@ -353,7 +353,8 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
   }
   if (call->cancelled) return finish_call(call, std::string());
-  if (log::enabled(log::level::debug) || static_cast<int>(log_level::debug) >= effective_level(call->style, log_level_.load())) {
+  if (log::enabled(log::level::debug) ||
+      static_cast<int>(log_level::debug) >= effective_level(call->style, log_level_.load())) {
     ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
                                   (r.is_error ? " (error)" : ""));
   }

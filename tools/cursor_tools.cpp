@@ -72,8 +72,10 @@ const tool_def cursor_open_tool = define<open_args>(
      cursor_hints},
     open_cursor, mcp::result_shape::ndjson);
 const tool_def cursor_next_tool =
-    define<next_args>({"cursor_next", "Read and advance the next batch from a cursor.", cursor_hints}, next_batch, mcp::result_shape::ndjson);
+    define<next_args>({"cursor_next", "Read and advance the next batch from a cursor.", cursor_hints}, next_batch,
+        mcp::result_shape::ndjson);
 const tool_def cursor_close_tool =
-    define<close_args>({"cursor_close", "Close a cursor and remove its sidecar state.", cursor_hints}, close_cursor, mcp::result_shape::json_object);
+    define<close_args>({"cursor_close", "Close a cursor and remove its sidecar state.", cursor_hints}, close_cursor,
+        mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

@@ -147,7 +147,8 @@ handler_result diagnose(planner_args& a, const call& c) {
 
 using auth::scope;
 const tool_def list_indexes_tool = define<in_collection>(
-    {"list_indexes", "A collection's ordinary indexes in stable name order.", read_only}, list, mcp::result_shape::json_object);
+    {"list_indexes", "A collection's ordinary indexes in stable name order.", read_only}, list,
+    mcp::result_shape::json_object);
 const tool_def explain_tool = define<planner_args>(
     {"explain",
      "How a query will run — index scan vs full scan: the chosen index and bounds, rejected candidates and why, keys "
@@ -177,6 +178,7 @@ const tool_def create_named_index_tool = define<named_index_args>(
      plain_write, scope::read_write},
     create_named, mcp::result_shape::json_object);
 const tool_def drop_index_tool = define<drop_args>(
-    {"drop_index", "Drop one ordinary index by stable name.", plain_write, scope::read_write}, drop, mcp::result_shape::json_object);
+    {"drop_index", "Drop one ordinary index by stable name.", plain_write, scope::read_write}, drop,
+    mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

@@ -69,6 +69,7 @@ const tool_def define_collection_tool = define<define_args>(
      plain_write, auth::scope::read_write},
     define_collection, mcp::result_shape::json_object);
 const tool_def validate_tool =
-    define<in_collection>({"validate", "List documents violating validation rules.", read_only}, validate, mcp::result_shape::json_object);
+    define<in_collection>({"validate", "List documents violating validation rules.", read_only}, validate,
+        mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

@@ -148,9 +148,11 @@ const tool_def update_one_tool = define<update_one_args>(
      scope::read_write},
     update_one, mcp::result_shape::json_object);
 const tool_def update_many_tool = define<update_many_args>(
-    {"update_many", "Update every match in one bounded atomic commit.", plain_write, scope::read_write}, update_many, mcp::result_shape::json_object);
+    {"update_many", "Update every match in one bounded atomic commit.", plain_write, scope::read_write}, update_many,
+    mcp::result_shape::json_object);
 const tool_def delete_many_tool = define<delete_many_args>(
-    {"delete_many", "Delete every match in one bounded atomic commit.", plain_write, scope::read_write}, delete_many, mcp::result_shape::json_object);
+    {"delete_many", "Delete every match in one bounded atomic commit.", plain_write, scope::read_write}, delete_many,
+    mcp::result_shape::json_object);
 const tool_def find_one_and_update_tool = define<find_one_and_update_args>(
     {"find_one_and_update", "Atomically update the first match and return its before/after images.", plain_write,
      scope::read_write},
