@@ -8,6 +8,7 @@
 
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "mcp/modern.hpp"
 
 namespace omgdb::mcp {
 namespace bj = boost::json;
@@ -20,28 +21,6 @@ bj::value text_result(const tool_result& r) {
   return bj::object{{"content", std::move(content)}, {"isError", r.is_error}};
 }
 
-// json::serialize of {"jsonrpc":"2.0","id":id,"result":text_result(r)}, written directly:
-// the texts (often large) are escaped once into the output instead of copied into a value.
-std::string result_envelope(const bj::value& id, const tool_result& r) {
-  std::size_t size = 96;
-  for (const auto& t : r.texts) size += t.size() + t.size() / 8 + 32;
-  std::string out;
-  out.reserve(size);
-  out += R"({"jsonrpc":"2.0","id":)";
-  json::append(out, id);
-  out += R"(,"result":{"content":[)";
-  bool first = true;
-  for (const auto& t : r.texts) {
-    if (!first) out.push_back(',');
-    first = false;
-    out += R"({"type":"text","text":)";
-    json::append_quoted(out, t);
-    out.push_back('}');
-  }
-  out += r.is_error ? R"(],"isError":true}})" : R"(],"isError":false}})";
-  return out;
-}
-
 }  // namespace
 
 struct session::call_state {
@@ -50,6 +29,7 @@ struct session::call_state {
   const tool* target = nullptr;
   bj::object args;
   bj::value progress_token;  // null when absent
+  call_style style;
   std::atomic<bool> cancelled{false};
   std::mutex progress_mu;
   double last_progress = -1;
@@ -149,9 +129,10 @@ void session::dispatch(const envelope& e, const std::string& violation, std::uin
   }
   const bj::value& id = *e.id;
   if (e.method == "initialize") return on_initialize(id, params);
+  if (auto modern = declared_version(e.params)) return dispatch_modern(e, *modern, params, violation);
   if (e.method == "ping") return reply_result(id, bj::object{});
   if (e.method == "tools/list") return on_tools_list(id, params);
-  if (e.method == "tools/call") return on_tools_call(id, params, violation);
+  if (e.method == "tools/call") return on_tools_call(id, params, violation, legacy_style());
   if (e.method == "logging/setLevel") return on_set_level(id, params);
   reply_error(id, -32601, "method not found");
 }
@@ -181,7 +162,8 @@ void session::on_tools_list(const bj::value& id, const bj::object& params) {
     return reply_error(id, -32602, "invalid cursor: this server returns every tool in one page");
   }
   bj::array list;
-  for (const tool* t : server_.visible(ceiling_)) list.push_back(describe(*t));
+  const bool structured = has_structured_results(negotiated_version());
+  for (const tool* t : server_.visible(ceiling_)) list.push_back(describe_for(*t, structured));
   reply_result(id, bj::object{{"tools", std::move(list)}});
 }
 
@@ -221,16 +203,19 @@ void session::on_cancelled(const bj::object& params) {
 }
 
 void session::on_tools_call(const bj::value& id, const bj::object& params,
-                            const std::string& violation) {
+                            const std::string& violation, const call_style& style) {
   auto nit = params.find("name");
   if (nit == params.end() || !nit->value().is_string()) {
     return reply_error(id, -32602, "missing tool name");
   }
   std::string name(nit->value().get_string());
   auto fail = [&](const std::string& message) {
-    reply_result(id, text_result(tool_result::failure(message)));
+    bj::value r = text_result(tool_result::failure(message));
+    if (style.result.modern) r.get_object()["resultType"] = "complete";
+    reply_result(id, std::move(r));
   };
   const tool* t = server_.find(name);
+  if (!t && style.result.modern) return reply_error(id, -32602, "Unknown tool: " + name);
   if (!t) return fail("unknown tool `" + name + "`");
   if (!auth::allows(ceiling_, t->required_scope)) {
     return fail("tool `" + name + "` requires `" + std::string(auth::to_string(t->required_scope)) +
@@ -255,6 +240,7 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   call->id = id;
   call->key = json::serialize(id);
   call->target = t;
+  call->style = style;
   const std::size_t limit = server_.options().max_in_flight;
   bool admitted = false;
   {
@@ -281,6 +267,11 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
 }
 
 namespace {
+// The least severe level a call sends to its client: the session's, the request's, or none.
+int effective_level(const call_style& s, int session_level) {
+  return s.min_log_level == -2 ? session_level : s.min_log_level == -1 ? 1000 : s.min_log_level;
+}
+
 const bj::string* warm_key(const tool& t, const bj::object& args) {
   auto it = args.find(t.quick_once_warm);
   return it != args.end() && it->value().is_string() ? &it->value().get_string() : nullptr;
@@ -292,8 +283,8 @@ bool session::may_run_inline(const tool& t, const bj::object& args) {
   if (t.quick_once_warm.empty()) return true;
   const bj::string* key = warm_key(t, args);
   if (!key) return false;
-  std::lock_guard lock(mu_);
-  return warm_.find(std::string_view(key->data(), key->size())) != warm_.end();
+  std::lock_guard lock(warm_->mu);
+  return warm_->keys.find(std::string_view(key->data(), key->size())) != warm_->keys.end();
 }
 
 void session::note_warm(const tool& t, const bj::object& args) {
@@ -301,10 +292,10 @@ void session::note_warm(const tool& t, const bj::object& args) {
   const bj::string* key = warm_key(t, args);
   if (!key) return;
   std::string_view k(key->data(), key->size());
-  std::lock_guard lock(mu_);
-  if (warm_.find(k) != warm_.end()) return;
-  if (warm_.size() >= 64) warm_.clear();  // bounded: a session touching many stores starts over
-  warm_.emplace(k);
+  std::lock_guard lock(warm_->mu);
+  if (warm_->keys.find(k) != warm_->keys.end()) return;
+  if (warm_->keys.size() >= 64) warm_->keys.clear();  // bounded: a session touching many stores starts over
+  warm_->keys.emplace(k);
 }
 
 void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run) {
@@ -336,7 +327,7 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
                : level >= log_level::warning ? log::level::warning
                : level >= log_level::info ? log::level::info : log::level::debug,
                message);
-    if (static_cast<int>(level) < log_level_.load()) return;
+    if (static_cast<int>(level) < effective_level(c->style, log_level_.load())) return;
     notify("notifications/message",
            bj::object{{"level", level_names[static_cast<int>(level)]}, {"logger", "omgdb"}, {"data", message}},
            c->key);
@@ -362,11 +353,12 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
   }
   if (call->cancelled) return finish_call(call, std::string());
-  if (log::enabled(log::level::debug) || static_cast<int>(log_level::debug) >= log_level_.load()) {
+  if (log::enabled(log::level::debug) ||
+      static_cast<int>(log_level::debug) >= effective_level(call->style, log_level_.load())) {
     ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
                                   (r.is_error ? " (error)" : ""));
   }
-  finish_call(call, result_envelope(call->id, r));
+  finish_call(call, call_result_envelope(call->id, r, call->target->shape, call->style.result));
 }
 
 void session::finish_call(const std::shared_ptr<call_state>& call, std::string message) {
@@ -388,6 +380,12 @@ void session::cancel_all() {
   client_gone_ = true;
   std::lock_guard lock(mu_);
   for (auto& [k, c] : calls_) c->cancelled = true;
+}
+
+void session::cancel(std::string_view key) {
+  std::lock_guard lock(mu_);
+  auto [b, e] = calls_.equal_range(std::string(key));
+  for (auto c = b; c != e; ++c) c->second->cancelled = true;
 }
 
 void session::wait_idle() {

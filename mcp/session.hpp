@@ -34,6 +34,7 @@
 #include "mcp/envelope.hpp"
 #include "mcp/server.hpp"
 #include "mcp/session_state.hpp"
+#include "mcp/structured.hpp"
 
 namespace omgdb::mcp {
 
@@ -50,6 +51,19 @@ struct outgoing {
   message_kind kind = message_kind::notification;
   std::string text;     // one serialized JSON-RPC message, no trailing newline
   std::string related;  // serialized id of the request it answers or reports on; "" if none
+};
+
+// How one tools/call is answered and which log lines it sends (mcp/modern.hpp).
+struct call_style {
+  result_style result;        // structuredContent, resultType
+  int min_log_level = -2;     // -2: the session's (logging/setLevel); -1: none; else a level index
+};
+
+// The warm keys of tool::quick_once_warm, shareable between the sessions of one transport
+// (HTTP serves each modern request with a session of its own). Bounded (64 keys).
+struct warm_keys {
+  std::mutex mu;
+  std::set<std::string, std::less<>> keys;
 };
 
 class session : public std::enable_shared_from_this<session> {
@@ -81,6 +95,9 @@ class session : public std::enable_shared_from_this<session> {
   // Cancels every call still queued or running; their replies are dropped. Calls see the
   // client as gone (call_context::client_gone).
   void cancel_all();
+  // Cancels the calls of request `key` (serialized id), as notifications/cancelled would, but
+  // sends nothing: its transport has already closed the response (2026-07-28 over HTTP).
+  void cancel(std::string_view key);
   // The client stopped sending (end of stdin): running calls continue and are answered, but
   // waits for a person (SQL approvals) end, since nobody is left to receive their result.
   void end_of_input();
@@ -99,6 +116,8 @@ class session : public std::enable_shared_from_this<session> {
   // Where this session's calls may open stores and read files (call_context::paths); set by
   // the transport before the first message. None (the default): not confined.
   void set_path_policy(std::shared_ptr<const auth::path_policy> paths) { paths_ = std::move(paths); }
+  // Shares the keys with other sessions (set by the transport before the first message).
+  void share_warm_keys(std::shared_ptr<warm_keys> keys) { warm_ = std::move(keys); }
   std::string negotiated_version() const;
   bool initialized() const noexcept { return initialized_.load(); }
 
@@ -112,7 +131,15 @@ class session : public std::enable_shared_from_this<session> {
   // `e` points into a message the caller gives up: tools/call may move its arguments out.
   void dispatch(const envelope& e, const std::string& violation, std::uint64_t line);
   void on_tools_call(const boost::json::value& id, const boost::json::object& params,
-                     const std::string& violation);
+                     const std::string& violation, const call_style& style = {});
+  // Modern requests (mcp/modern_session.cpp).
+  void dispatch_modern(const envelope& e, std::string_view version, const boost::json::object& params,
+                       const std::string& violation);
+  void on_discover(const boost::json::value& id);
+  void on_modern_tools_list(const boost::json::value& id, const boost::json::object& params);
+  void reply_error_object(const boost::json::value& id, boost::json::object error);
+  // The style of a legacy tools/call: structured from 2025-06-18 on.
+  call_style legacy_style() const;
   void on_set_level(const boost::json::value& id, const boost::json::object& params);
   void on_cancelled(const boost::json::object& params);
   void run_call(const std::shared_ptr<call_state>& call, bool inline_run = false);
@@ -138,7 +165,7 @@ class session : public std::enable_shared_from_this<session> {
   std::string version_;
   std::string level_name_;  // as set by logging/setLevel ("" = never set)
   std::multimap<std::string, std::shared_ptr<call_state>> calls_;  // by serialized id
-  std::set<std::string, std::less<>> warm_;  // tool::quick_once_warm values seen finished
+  std::shared_ptr<warm_keys> warm_ = std::make_shared<warm_keys>();  // tool::quick_once_warm values seen finished
 };
 
 }  // namespace omgdb::mcp

@@ -49,6 +49,17 @@ struct annotations {
   bool destructive = false;  // destructiveHint
 };
 
+// What a successful result's first text block holds, for structured results (2025-06-18 and
+// later): the tool then declares an outputSchema and its result carries structuredContent
+// beside the text blocks (mcp/structured.hpp says how each shape is wrapped).
+enum class result_shape {
+  text,         // prose or Markdown: no structured result
+  json_object,  // one JSON object
+  json_array,   // one JSON array: {"items": [...]}
+  json_value,   // a document or null: {"document": ...}
+  ndjson,       // one JSON document a line: {"documents": [...]} plus later JSON-object blocks' members
+};
+
 enum class log_level { debug, info, notice, warning, error, critical, alert, emergency };
 
 // What a handler may use while it runs. Thread-safe; valid for the duration of the call.
@@ -108,6 +119,7 @@ struct tool {
   // argument naming that resource. The tool then runs on the transport's thread only once a
   // call with the same value of that argument has finished in the session. "": always.
   std::string quick_once_warm;
+  result_shape shape = result_shape::text;  // for outputSchema and structuredContent
 };
 
 // The tool's inputSchema: root type object, properties in declaration order (each its type

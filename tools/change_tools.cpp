@@ -81,14 +81,17 @@ constexpr mcp::annotations destructive_write{false, false, true};
 
 using auth::scope;
 const tool_def verify_tool = define<in_store>(
-    {"verify", "Replay the op-log and report integrity plus per-cache status as JSON.", read_only}, verify);
+    {"verify", "Replay the op-log and report integrity plus per-cache status as JSON.", read_only}, verify,
+    mcp::result_shape::json_object);
 const tool_def plan_update_tool = define<plan_args>(
     {"plan_update", "Dry-run an update: returns a token plus a before/after sample, writes nothing.", plain_write,
      scope::read_write},
-    plan_update);
+    plan_update, mcp::result_shape::json_object);
 const tool_def apply_tool = define<apply_args>(
-    {"apply", "Apply a planned change by token, reversibly.", destructive_write, scope::read_write}, apply);
+    {"apply", "Apply a planned change by token, reversibly.", destructive_write, scope::read_write}, apply,
+    mcp::result_shape::json_object);
 const tool_def rollback_tool = define<rollback_args>(
-    {"rollback", "Roll back a previously applied change by id.", destructive_write, scope::read_write}, rollback);
+    {"rollback", "Roll back a previously applied change by id.", destructive_write, scope::read_write}, rollback,
+    mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

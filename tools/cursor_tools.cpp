@@ -70,10 +70,12 @@ handler_result close_cursor(close_args& a, const call&) {
 const tool_def cursor_open_tool = define<open_args>(
     {"cursor_open", "Open a persisted read cursor and return the first batch (`batchSize` defaults to 100).",
      cursor_hints},
-    open_cursor);
+    open_cursor, mcp::result_shape::ndjson);
 const tool_def cursor_next_tool =
-    define<next_args>({"cursor_next", "Read and advance the next batch from a cursor.", cursor_hints}, next_batch);
+    define<next_args>({"cursor_next", "Read and advance the next batch from a cursor.", cursor_hints}, next_batch,
+        mcp::result_shape::ndjson);
 const tool_def cursor_close_tool =
-    define<close_args>({"cursor_close", "Close a cursor and remove its sidecar state.", cursor_hints}, close_cursor);
+    define<close_args>({"cursor_close", "Close a cursor and remove its sidecar state.", cursor_hints}, close_cursor,
+        mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

@@ -147,36 +147,38 @@ handler_result diagnose(planner_args& a, const call& c) {
 
 using auth::scope;
 const tool_def list_indexes_tool = define<in_collection>(
-    {"list_indexes", "A collection's ordinary indexes in stable name order.", read_only}, list);
+    {"list_indexes", "A collection's ordinary indexes in stable name order.", read_only}, list,
+    mcp::result_shape::json_object);
 const tool_def explain_tool = define<planner_args>(
     {"explain",
      "How a query will run — index scan vs full scan: the chosen index and bounds, rejected candidates and why, keys "
      "and documents examined.",
      read_only},
-    explain);
+    explain, mcp::result_shape::json_object);
 const tool_def suggest_indexes_tool = define<suggest_args>(
     {"suggest_indexes", "Indexes the planner can use for this query, optionally sort-aware, best first.", read_only},
-    suggest);
+    suggest, mcp::result_shape::json_object);
 const tool_def diagnose_tool = define<planner_args>(
     {"diagnose",
      "Why-not debugger: per-predicate selectivity (documents each predicate alone matches) and why each index was "
      "not used.",
      read_only},
-    diagnose);
+    diagnose, mcp::result_shape::json_object);
 // Not idempotent in the seed's sense ("the read-only tools plus `delete` and the two Markdown edits").
 const tool_def create_index_tool = define<index_args>(
     {"create_index",
      "Create a secondary index — pass `field` for one field or `fields` for a compound index ({path: -1} for "
      "descending); `unique`, `partialFilter` optional. Built atomically.",
      plain_write, scope::read_write},
-    create);
+    create, mcp::result_shape::json_object);
 const tool_def create_named_index_tool = define<named_index_args>(
     {"create_named_index",
      "Create a secondary index under an explicit stable name; a name already used by a different definition is an "
      "error, never silently ignored.",
      plain_write, scope::read_write},
-    create_named);
+    create_named, mcp::result_shape::json_object);
 const tool_def drop_index_tool = define<drop_args>(
-    {"drop_index", "Drop one ordinary index by stable name.", plain_write, scope::read_write}, drop);
+    {"drop_index", "Drop one ordinary index by stable name.", plain_write, scope::read_write}, drop,
+    mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

@@ -194,19 +194,25 @@ const tool_def get_tool = define<get_args>(
     {"get", "Fetch one document by exact `_id`.", read_only, auth::scope::read,
      // one point lookup: may run on a transport's thread (mcp/tool.hpp) once a call has opened the store
      true, "path"},
-    get);
+    get, mcp::result_shape::json_value);
 const tool_def inspect_tool =
-    define<in_store>({"inspect", "List collections and document counts as JSON.", read_only}, inspect);
+    define<in_store>({"inspect", "List collections and document counts as JSON.", read_only}, inspect,
+        mcp::result_shape::json_object);
 const tool_def list_collections_tool = define<in_store>(
-    {"list_collections", "Every known collection in stable name order.", read_only}, list_collections);
+    {"list_collections", "Every known collection in stable name order.", read_only}, list_collections,
+    mcp::result_shape::json_array);
 const tool_def find_tool = define<find_args>(
-    {"find", "Find documents matching a MongoDB-style filter; returns NDJSON.", read_only}, find);
+    {"find", "Find documents matching a MongoDB-style filter; returns NDJSON.", read_only}, find,
+    mcp::result_shape::ndjson);
 const tool_def count_documents_tool = define<count_args>(
-    {"count_documents", "Count matching documents through the direct query planner.", read_only}, count_documents);
+    {"count_documents", "Count matching documents through the direct query planner.", read_only}, count_documents,
+    mcp::result_shape::json_object);
 const tool_def distinct_tool = define<distinct_args>(
-    {"distinct", "Deterministic distinct values for a dotted field path.", read_only}, distinct);
+    {"distinct", "Deterministic distinct values for a dotted field path.", read_only}, distinct,
+    mcp::result_shape::json_object);
 const tool_def describe_tool = define<in_store>({"describe", "Markdown manual of the database.", read_only}, describe);
 const tool_def dump_tool =
-    define<in_store>({"dump", "Deterministic canonical export of every document.", read_only}, dump);
+    define<in_store>({"dump", "Deterministic canonical export of every document.", read_only}, dump,
+        mcp::result_shape::ndjson);
 
 }  // namespace omgdb::tools

@@ -67,8 +67,9 @@ const tool_def define_collection_tool = define<define_args>(
      "Define validation rules (a JSON Schema subset, docs/validation.md); `spec.unique` entries also create unique "
      "indexes.",
      plain_write, auth::scope::read_write},
-    define_collection);
+    define_collection, mcp::result_shape::json_object);
 const tool_def validate_tool =
-    define<in_collection>({"validate", "List documents violating validation rules.", read_only}, validate);
+    define<in_collection>({"validate", "List documents violating validation rules.", read_only}, validate,
+        mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

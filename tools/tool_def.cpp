@@ -247,6 +247,7 @@ mcp::tool tool_def::make(const tool_env& env) const {
   t.handler = bind(env);
   t.quick = info.quick;
   t.quick_once_warm = info.quick_once_warm;
+  t.shape = info.shape;
   return t;
 }
 

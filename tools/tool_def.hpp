@@ -59,6 +59,7 @@ struct tool_info {
   std::string_view quick_once_warm;  // mcp::tool::quick_once_warm
   bool needs_sql = false;            // listed only when the SQL service has connections
   bool note_missing_collection = true;  // false: the tool removes the collection it names
+  mcp::result_shape shape = mcp::result_shape::text;  // what a result holds (mcp/structured.hpp)
 };
 
 inline constexpr mcp::annotations read_only{true, true, false};
@@ -242,9 +243,11 @@ status decode_only(const boost::json::object& args, const call& c) {
   return read_args(a, list);
 }
 
-// The definition of a tool whose arguments are `Args` and whose handler is `run`.
+// The definition of a tool whose arguments are `Args` and whose handler is `run`; `shape`
+// (tool_info::shape) says what its results hold, for structured results.
 template <class Args>
-tool_def define(tool_info info, runner<Args> run) {
+tool_def define(tool_info info, runner<Args> run, mcp::result_shape shape = mcp::result_shape::text) {
+  info.shape = shape;
   auto bind = [name = info.name, note = info.note_missing_collection, run](const tool_env& env) -> mcp::tool_handler {
     return [name, note, run, env](const boost::json::object& args, mcp::call_context& ctx) {
       return run_tool(name, note, args, ctx, env, [run](arg_list& list, const call& c) -> handler_result {

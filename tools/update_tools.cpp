@@ -142,22 +142,24 @@ using auth::scope;
 const tool_def import_jsonl_tool = define<import_args>(
     {"import_jsonl", "Stream a JSON Lines file in atomic batch commits (default 1000 per batch).", plain_write,
      scope::read_write},
-    import_jsonl);
+    import_jsonl, mcp::result_shape::json_object);
 const tool_def update_one_tool = define<update_one_args>(
     {"update_one", "Atomically update the canonical-`_id` first match; explicit-seed upsert only.", plain_write,
      scope::read_write},
-    update_one);
+    update_one, mcp::result_shape::json_object);
 const tool_def update_many_tool = define<update_many_args>(
-    {"update_many", "Update every match in one bounded atomic commit.", plain_write, scope::read_write}, update_many);
+    {"update_many", "Update every match in one bounded atomic commit.", plain_write, scope::read_write}, update_many,
+    mcp::result_shape::json_object);
 const tool_def delete_many_tool = define<delete_many_args>(
-    {"delete_many", "Delete every match in one bounded atomic commit.", plain_write, scope::read_write}, delete_many);
+    {"delete_many", "Delete every match in one bounded atomic commit.", plain_write, scope::read_write}, delete_many,
+    mcp::result_shape::json_object);
 const tool_def find_one_and_update_tool = define<find_one_and_update_args>(
     {"find_one_and_update", "Atomically update the first match and return its before/after images.", plain_write,
      scope::read_write},
-    find_one_and_update);
+    find_one_and_update, mcp::result_shape::json_object);
 const tool_def bulk_write_tool = define<bulk_args>(
     {"bulk_write", "Ordered CRUD program as one atomic transaction; later steps read earlier writes.", plain_write,
      scope::read_write},
-    bulk_write);
+    bulk_write, mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

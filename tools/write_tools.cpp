@@ -75,20 +75,22 @@ handler_result drop_collection(in_collection& a, const call&) {
 
 using auth::scope;
 const tool_def insert_tool = define<insert_args>(
-    {"insert", "Insert one document; returns the assigned `_id`.", plain_write, scope::read_write}, insert);
+    {"insert", "Insert one document; returns the assigned `_id`.", plain_write, scope::read_write}, insert,
+    mcp::result_shape::json_object);
 const tool_def insert_many_tool = define<insert_many_args>(
     {"insert_many", "Atomically insert an array of documents in one durable transaction.", plain_write,
      scope::read_write},
-    insert_many);
+    insert_many, mcp::result_shape::json_object);
 const tool_def replace_tool = define<replace_args>(
     {"replace", "Replace one document by exact `_id`, preserving `_id` identity.", plain_write, scope::read_write},
-    replace);
+    replace, mcp::result_shape::json_object);
 const tool_def delete_tool = define<delete_args>(
-    {"delete", "Delete one document by exact `_id`.", {false, true, true}, scope::read_write}, remove_one);
+    {"delete", "Delete one document by exact `_id`.", {false, true, true}, scope::read_write}, remove_one,
+    mcp::result_shape::json_object);
 const tool_def create_collection_tool = define<in_collection>(
     {"create_collection", "Create an explicitly cataloged collection, including an empty one.", plain_write,
      scope::read_write},
-    create_collection);
+    create_collection, mcp::result_shape::json_object);
 const tool_def drop_collection_tool = define<in_collection>(
     {.name = "drop_collection",
      .description = "Drop a collection with all of its documents and index metadata. The only tool above "
@@ -97,6 +99,6 @@ const tool_def drop_collection_tool = define<in_collection>(
      .hints = plain_write,
      .scope = scope::dangerous,
      .note_missing_collection = false},
-    drop_collection);
+    drop_collection, mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools

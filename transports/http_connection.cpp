@@ -55,7 +55,7 @@ bool fill_view(const parser_type& parser, request_view& v) {
   v.target.assign(req.target());
   std::optional<std::string>* slots[] = {&v.host, &v.origin, &v.authorization, &v.content_type, &v.accept,
                                          &v.session_id, &v.protocol_version, &v.last_event_id,
-                                         &v.cors_request_method};
+                                         &v.cors_request_method, &v.mcp_method, &v.mcp_name};
   constexpr std::size_t slot_count = sizeof slots / sizeof slots[0];
   unsigned seen[slot_count] = {};
   v.transfer_encoding.reset();
@@ -78,6 +78,8 @@ bool fill_view(const parser_type& parser, request_view& v) {
         if (same_name(name, "Mcp-Session-Id")) i = 5;
         else if (same_name(name, "MCP-Protocol-Version")) i = 6;
         else if (same_name(name, "Last-Event-ID")) i = 7;
+        else if (same_name(name, "Mcp-Method")) i = 9;
+        else if (same_name(name, "Mcp-Name")) i = 10;
       }
     }
     if (i == slot_count || seen[i]++) continue;

@@ -1,5 +1,7 @@
 #include "transports/http_rules.hpp"
 
+#include "transports/http_modern.hpp"
+
 #include <charconv>
 
 #include <openssl/crypto.h>
@@ -300,7 +302,8 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
     if (req.origin) {
       r.set("Access-Control-Allow-Methods", std::string(allowed_methods) + ", OPTIONS");
       r.set("Access-Control-Allow-Headers",
-            "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID");
+            "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Mcp-Method, "
+            "Mcp-Name");
       r.set("Access-Control-Max-Age", "600");
     }
     return finish(std::move(r));
@@ -343,6 +346,8 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
     return finish(json_error(406, -32000, "Not Acceptable: the GET stream is text/event-stream"));
   }
   if (req.protocol_version && !supported_protocol_version(*req.protocol_version)) {
+    if (req.method == "POST") return std::nullopt;  // a modern request: transports/http_modern.hpp
+    if (auto r = modern_get_or_delete(req)) return finish(std::move(*r));
     std::string list;
     for (auto v : mcp::supported_versions) list += (list.empty() ? "" : ", ") + std::string(v);
     return finish(json_error(400, -32000, "Bad Request: unsupported MCP-Protocol-Version `" +

@@ -25,6 +25,7 @@ struct request_view {
   std::string target;  // path and query
   std::optional<std::string> host, origin, authorization, content_type, accept, session_id,
       protocol_version, last_event_id, cors_request_method;
+  std::optional<std::string> mcp_method, mcp_name;  // 2026-07-28 request metadata headers
   // Every Transfer-Encoding value of the head, joined with ", " (a repeated header is one list).
   std::optional<std::string> transfer_encoding;
   std::optional<std::uint64_t> content_length;

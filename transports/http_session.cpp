@@ -104,7 +104,8 @@ void http_session::release(const std::shared_ptr<outlet>& o, bool dropped) {
   if (dropped) o->gone = true;
   if (o == get_) get_.reset();
   auto it = pending_.find(o->stream);
-  if (it != pending_.end() && it->second == o && !dropped) pending_.erase(it);
+  if (it != pending_.end() && it->second == o && (!dropped || cancel_on_drop)) pending_.erase(it);
+  if (dropped && cancel_on_drop && mcp_) mcp_->cancel(o->stream);  // 2026-07-28: closing is cancelling
 }
 
 void http_session::emit(outlet& o, std::string_view stream, std::string message, bool response) {

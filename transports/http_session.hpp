@@ -118,6 +118,11 @@ class http_session {
   mcp::session_state saved;  // the dispatcher's state as last handed to the state file
   std::string token_name;  // the bearer token that created it; only that token may use it
   auth::scope granted = auth::scope::read;  // server ceiling ∧ the token's scope
+  // A carrier of stateless (2026-07-28) requests: a dropped response cancels its request and
+  // frees its id at once (there is no resumption).
+  bool cancel_on_drop = false;
+  std::size_t in_flight() const noexcept { return pending_.size(); }
+  bool has_pending(const std::string& key) const { return pending_.count(key) != 0; }
 
  private:
   // The client cancelled request `key`: its open POST ends without an answer.

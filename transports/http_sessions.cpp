@@ -8,6 +8,7 @@
 #include "auth/token.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "transports/http_modern.hpp"
 
 namespace omgdb::transports::http {
 namespace bj = boost::json;
@@ -185,6 +186,7 @@ exchange session_table::handle_post(const request_view& req, std::string_view bo
     ex.reply = json_error(400, e.error_code, e.error, *e.id);
     return ex;
   }
+  if (is_modern_post(req, e)) return handle_modern_post(req, std::move(*parsed), e);
 
   http_reply refusal;
   auto hs = e.opens_session ? create(req, refusal) : lookup(req, refusal);
@@ -324,7 +326,9 @@ void session_table::end_get_streams() {
 }
 
 bool session_table::any_pending() const {
-  return std::any_of(live_.begin(), live_.end(), [](const auto& kv) { return kv.second->busy(); });
+  auto stateless_busy = [](const std::shared_ptr<http_session>& hs) { return hs->busy(); };
+  return std::any_of(live_.begin(), live_.end(), [](const auto& kv) { return kv.second->busy(); }) ||
+         std::any_of(modern_.begin(), modern_.end(), stateless_busy);
 }
 
 void session_table::end_all(std::string_view reason) {
@@ -332,9 +336,18 @@ void session_table::end_all(std::string_view reason) {
     hs->end_all(reason);
     hs->mcp().cancel_all();
   }
+  for (auto& hs : modern_) {
+    hs->end_all(reason);
+    hs->mcp().cancel_all();
+  }
 }
 
 void session_table::close_all() {
+  for (auto& hs : modern_) {
+    hs->mcp().cancel_all();
+    hs->mcp().wait_idle();
+  }
+  modern_.clear();
   for (auto& [id, hs] : live_) hs->mcp().cancel_all();
   for (auto& [id, hs] : live_) {
     hs->mcp().wait_idle();

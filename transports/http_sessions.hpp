@@ -25,6 +25,7 @@
 
 #include "auth/paths.hpp"
 #include "auth/scope.hpp"
+#include "common/json.hpp"
 #include "mcp/server.hpp"
 #include "transports/http_rules.hpp"
 #include "transports/http_session.hpp"
@@ -66,6 +67,8 @@ class session_table {
   session_table& operator=(const session_table&) = delete;
 
   exchange handle_post(const request_view& req, std::string_view body);
+  // A stateless (2026-07-28) POST, on a session of its own (transports/http_modern.cpp).
+  exchange handle_modern_post(const request_view& req, json::parsed&& parsed, const mcp::envelope& e);
   exchange handle_get(const request_view& req);
   http_reply handle_delete(const request_view& req);
 
@@ -119,6 +122,11 @@ class session_table {
   std::map<std::string, session_record> dormant_;  // loaded at start-up, not yet used again
   bool dirty_ = false;
   std::unique_ptr<state_writer> writer_;  // null without state_dir
+  // The carriers of stateless (2026-07-28) requests, reused by requests of the same token and
+  // scope (transports/http_modern.cpp): at most max_carriers, each with few requests at once.
+  std::vector<std::shared_ptr<http_session>> modern_;
+  std::shared_ptr<http_session> carrier_for(const request_view& req, const std::string& key);
+  std::shared_ptr<mcp::warm_keys> modern_warm_ = std::make_shared<mcp::warm_keys>();
 };
 
 }  // namespace omgdb::transports::http

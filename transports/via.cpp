@@ -27,6 +27,7 @@
 
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "mcp/modern.hpp"
 
 namespace omgdb::transports {
 namespace asio = boost::asio;
@@ -77,12 +78,13 @@ class bridge {
       if (auto it = obj.find("method"); it != obj.end() && it->value().is_string()) method = it->value().get_string();
     }
     if (method == "initialize") return post(std::move(line), id, true);  // others need its session id
+    modern_request modern = parsed ? modern_of(*parsed, method) : modern_request{};
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return running_ < o_.max_in_flight; });
     ++running_;
     lock.unlock();
-    std::thread([this, line = std::move(line), id]() mutable {
-      post(std::move(line), id, false);
+    std::thread([this, line = std::move(line), id, modern = std::move(modern)]() mutable {
+      post(std::move(line), id, false, modern);
       // This thread's OpenSSL state is freed now, before finish() can see it done: left to the
       // thread's exit, its cleanup could run after the main thread began the process's exit
       // and tore OpenSSL down (a crash at exit, seen under load).
@@ -206,7 +208,24 @@ class bridge {
     }
   }
 
-  void post(std::string line, const boost::json::value& id, bool is_initialize) {
+  // A 2026-07-28 request (params._meta declares its version) goes without the session, with
+  // the revision's headers mirrored from its body (transports/http_modern.hpp).
+  struct modern_request {
+    std::string version, method, name;  // version "" = a legacy request
+  };
+  static modern_request modern_of(const boost::json::value& msg, const std::string& method) {
+    modern_request m;
+    const auto* params = msg.get_object().if_contains("params");
+    if (!params || !params->is_object()) return m;
+    auto v = mcp::declared_version(&params->get_object());
+    if (!v || v->empty()) return m;
+    m.version = std::string(*v);
+    m.method = method;
+    if (const auto* n = params->get_object().if_contains("name"); n && n->is_string()) m.name = n->get_string();
+    return m;
+  }
+
+  void post(std::string line, const boost::json::value& id, bool is_initialize, const modern_request& modern = {}) {
     std::string session;
     {
       std::lock_guard lock(mu_);
@@ -215,7 +234,12 @@ class bridge {
     try {
       with_stream([&](auto& stream) {
         http::request<http::string_body> req{http::verb::post, ep_.target, 11};
-        add_headers(req, session);
+        add_headers(req, modern.version.empty() ? session : std::string());
+        if (!modern.version.empty()) {
+          req.set("MCP-Protocol-Version", modern.version);
+          req.set("Mcp-Method", modern.method);
+          if (!modern.name.empty()) req.set("Mcp-Name", modern.name);
+        }
         req.set(http::field::content_type, "application/json");
         req.set(http::field::accept, "application/json, text/event-stream");
         req.body() = std::move(line);

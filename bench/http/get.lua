@@ -11,6 +11,18 @@ if os.getenv("BENCH_SESSION") and os.getenv("BENCH_SESSION") ~= "" then
   headers["Mcp-Session-Id"] = os.getenv("BENCH_SESSION")
   headers["MCP-Protocol-Version"] = os.getenv("BENCH_VERSION") or "2025-11-25"
 end
+-- BENCH_MODERN=1: stateless 2026-07-28 requests (no session; the version, method and tool
+-- name in headers, the version and client capabilities in params._meta).
+local modern = os.getenv("BENCH_MODERN") == "1"
+local meta = ""
+if modern then
+  headers["MCP-Protocol-Version"] = "2026-07-28"
+  headers["Mcp-Method"] = "tools/call"
+  headers["Mcp-Name"] = "get"
+  meta = ',"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",' ..
+    '"io.modelcontextprotocol/clientCapabilities":{},' ..
+    '"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}'
+end
 if os.getenv("BENCH_TOKEN") and os.getenv("BENCH_TOKEN") ~= "" then
   headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
 end
@@ -29,7 +41,7 @@ function request()
   local id = (counter * 7919) % docs
   local body = '{"jsonrpc":"2.0","id":' .. (counter * 64 + tid) ..
     ',"method":"tools/call","params":{"name":"get","arguments":{"path":"' .. store ..
-    '","collection":"items","id":' .. id .. '}}}'
+    '","collection":"items","id":' .. id .. '}' .. meta .. '}}'
   return wrk.format("POST", "/mcp", headers, body)
 end
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite (npm @modelcontextprotocol/conformance, server scenarios,
 # suite "all") against a real `omgdb serve --no-auth --conformance-fixtures` on a loopback port
-# the OS picks. The suite needs Node 22: it comes from npm (package `node`), pinned in
-# package-lock.json next to the suite. Expected failures, each with its reason: baseline.yml.
+# the OS picks, twice: 0.1.16's suite "all" (the legacy revisions; expected failures, each with
+# its reason, in baseline.yml) and 0.2.0-alpha.12's `--requirements 2026-07-28` (the stateless
+# revision; baseline-2026-07-28.yml). The suites need Node 22: it comes from npm (package
+# `node`), pinned in package-lock.json next to the suites.
 #
 # Usage: tests/conformance/run.sh /path/to/omgdb
 set -euo pipefail
@@ -44,8 +46,13 @@ done
 [[ -n $url ]] || { echo "conformance: the server did not print its URL" >&2; cat "$work/server.err" >&2; exit 1; }
 
 status=0
+echo "== conformance 0.1.16, suite all (2024-11-05 … 2025-11-25)"
 PATH="$here/node_modules/.bin:$PATH" "$node22" node_modules/@modelcontextprotocol/conformance/dist/index.js \
   server --url "$url" --suite all --expected-failures baseline.yml -o "$work/results" || status=$?
+echo "== conformance 0.2.0-alpha.12, the requirements of 2026-07-28 (stateless)"
+PATH="$here/node_modules/.bin:$PATH" "$node22" node_modules/conformance-2026-07-28/dist/index.js \
+  server --url "$url" --requirements 2026-07-28 --expected-failures baseline-2026-07-28.yml \
+  -o "$work/results-2026-07-28" || status=$?
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "conformance: the server died during the suite" >&2
   cat "$work/server.err" >&2

@@ -156,12 +156,16 @@ class Sessions(unittest.TestCase):
         self.assertEqual(r.status, 400)
         self.assertIn('2026-07-28', error_of(r)['message'])
 
-    def test_a_modern_server_discover_probe_gets_a_prompt_4xx(self):
+    def test_a_modern_server_discover_probe_is_answered_as_the_modern_revision(self):
+        # 2026-07-28 is served beside the legacy revisions (tests/http/test_modern.py): the
+        # probe of a dual-era client gets a DiscoverResult, so that client stays modern.
+        meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {}}
         r = request(D, body={'jsonrpc': '2.0', 'id': 'server-discover-probe-1', 'method': 'server/discover',
-                             'params': {}},
+                             'params': {'_meta': meta}},
                     headers={'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover'})
-        self.assertEqual(r.status, 400)
-        self.assertNotIn(error_of(r)['code'], (-32020, -32021, -32022))
+        self.assertEqual(r.status, 200)
+        self.assertIn('2026-07-28', r.json()['result']['supportedVersions'])
 
 
 class Methods(unittest.TestCase):

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Interop test: the official MCP TypeScript SDK client against `omgdb mcp` over stdio.
+# Interop tests: the official MCP TypeScript SDK clients against the real binary: v1
+# (@modelcontextprotocol/sdk) over stdio (stdio.test.mjs), and v2 (@modelcontextprotocol/client,
+# 2026-07-28 pinned and auto) plus v1 over stdio and HTTP (modern.test.mjs).
 #
 # Usage: tests/interop/run.sh /path/to/omgdb
 #
@@ -30,4 +32,4 @@ npm_install_if_stale interop "the MCP SDK"
 export OMGDB_BIN=$bin
 # Never let a developer's log level change what the server writes to stderr mid-test.
 unset OMGDB_LOG_LEVEL
-exec node --test --test-reporter=spec stdio.test.mjs
+exec node --test --test-reporter=spec stdio.test.mjs modern.test.mjs

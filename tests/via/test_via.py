@@ -101,6 +101,22 @@ class Via(unittest.TestCase):
             INIT, INITIALIZED, call(2, 'get', {'path': self.store, 'collection': 'c', 'id': 'via'})])
         self.assertIn('"n":1', by_id(lines, 2)['result']['content'][0]['text'].replace(' ', ''))
 
+    def test_a_modern_2026_07_28_client_goes_through_statelessly_with_the_revision_headers(self):
+        meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {}}
+        lines, err, status = bridge(self.daemon.url, [
+            {'jsonrpc': '2.0', 'id': 1, 'method': 'server/discover', 'params': {'_meta': meta}},
+            {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call',
+             'params': {'name': 'count_documents', 'arguments': {'path': self.store, 'collection': 'c'},
+                        '_meta': meta}},
+            {'jsonrpc': '2.0', 'id': 3, 'method': 'ping', 'params': {'_meta': meta}}])
+        self.assertEqual(status, 0, err)
+        self.assertIn('2026-07-28', by_id(lines, 1)['result']['supportedVersions'])
+        res = by_id(lines, 2)['result']
+        self.assertEqual(res['resultType'], 'complete')
+        self.assertIn('count', res['structuredContent'])
+        self.assertEqual(by_id(lines, 3)['error']['code'], -32601)  # the daemon's 404, forwarded
+
     def test_progress_notifications_reach_the_stdio_client_before_the_result(self):
         docs = ''.join(json.dumps({'_id': i}) + '\n' for i in range(3000))
         path = os.path.join(self.tmp.name, 'p.jsonl')
