@@ -64,6 +64,7 @@ int fail(const std::string& message) {
 int run_add(const model_args& a) {
   const auto dir = models_dir();
   if (dir.empty()) return fail("no data directory: set OMGDB_MODELS_DIR, XDG_DATA_HOME or HOME");
+  if (auto name = engine::embed::check_model_name(a.name); !name) return fail(name.error().message);
   auto detected = engine::embed::detect_model(a.path);
   if (!detected) return fail(detected.error().message);
   auto sha = sha256_file(engine::embed::weights_file(a.path, *detected));
