@@ -74,7 +74,7 @@ result<nearest_result> nearest(const store& s, const nearest_request& request, c
   const std::span<const float> matrix(cache->matrix);
   const std::span<const float> query(request.query);
   std::vector<scored> best;
-  const bool use_hnsw = cache->rows() >= k_hnsw_min_vectors && rows.size() * 2 >= cache->rows();
+  const bool use_hnsw = cache->rows() >= request.hnsw_min_vectors && rows.size() * 2 >= cache->rows();
   if (use_hnsw) {
     std::call_once(cache->hnsw_once, [&] { cache->hnsw = std::make_unique<hnsw_index>(matrix, cache->bound.dim); });
     const std::size_t fetch = std::max<std::size_t>(request.k * k_over_fetch, 64);

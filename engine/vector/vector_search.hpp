@@ -73,6 +73,7 @@ struct nearest_request {
   std::vector<float> query;  // the binding's dimension, unit length (embedder::embed)
   std::size_t k = 5;         // 1 … k_max_k
   document filter;           // ranks only matching documents; {}: all
+  std::uint64_t hnsw_min_vectors = k_hnsw_min_vectors;  // HNSW from this many cached rows (tests lower it)
 };
 
 struct nearest_result {

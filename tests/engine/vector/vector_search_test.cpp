@@ -159,3 +159,40 @@ TEST_CASE("a query of the wrong dimension, a k out of range and a field without 
   r.k = 0;
   CHECK(vector::nearest(*w.db, r).error().message.find("k must be 1 to 1000") != std::string::npos);
 }
+
+TEST_CASE("above the HNSW size vsearch uses the graph, and falls back to exact when the filter removes its neighbours") {
+  test::vector_world w(2000, 16);
+  w.fill(2000);
+  w.sync("text", "a");
+  std::vector<float> q = w.unit[17];
+  vector::nearest_request r;
+  r.collection = "docs";
+  r.field = "text";
+  r.query = q;
+  r.k = 10;
+  r.hnsw_min_vectors = 1000;
+  auto graph = vector::nearest(*w.db, r);
+  REQUIRE(graph.ok());
+  CHECK(graph->method == "hnsw");
+  const auto exact = brute_force(w.unit, 2000, q, 10, [](std::size_t) { return true; });
+  std::size_t common = 0;
+  for (auto id : ids_of(*graph)) common += std::count(exact.begin(), exact.end(), id);
+  CHECK(common >= 9);
+  CHECK(ids_of(*graph).at(0) == 17);
+  // Exclude the 100 nearest: the graph's 64 fetched neighbours are all filtered out.
+  const auto near = brute_force(w.unit, 2000, q, 100, [](std::size_t) { return true; });
+  std::string nin;
+  for (auto id : near) nin += (nin.empty() ? "" : ",") + std::to_string(id);
+  r.filter = test::doc(R"({"_id": {"$nin": [)" + nin + "]}}");
+  auto fallback = vector::nearest(*w.db, r);
+  REQUIRE(fallback.ok());
+  CHECK(fallback->method == "hnsw+exact");
+  CHECK(ids_of(*fallback) == brute_force(w.unit, 2000, q, 10, [&](std::size_t i) {
+          return std::find(near.begin(), near.end(), static_cast<std::int64_t>(i)) == near.end();
+        }));
+  // A filter keeping a third of the documents ranks exactly.
+  r.filter = test::doc(R"({"grp": 1})");
+  auto third = vector::nearest(*w.db, r);
+  REQUIRE(third.ok());
+  CHECK(third->method == "exact");
+}
