@@ -7,9 +7,10 @@
 //   vsync   documents per second embedding a text field with a word-vector model and writing
 //           `.__vectors`; baseline: a plain scan of the same documents' text (count with a
 //           $regex that never matches).
-// usage: vector_bench exact N D | hnsw N D | vsync N     (prints one JSON line)
+// usage: vector_bench exact N D | hnsw N D [clustered|gaussian] | vsync N     (prints one JSON line)
 // Times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID).
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -85,30 +86,58 @@ int exact(std::size_t n, std::uint32_t d) {
   return 0;
 }
 
-int hnsw(std::size_t n, std::uint32_t d) {
-  auto m = random_unit(n, d, 3);
-  auto queries = random_unit(200, d, 4);
+// Vectors drawn around 1,000 random centres (spread 0.5 per component before normalising),
+// the shape real embeddings have; `clustered` false: plain Gaussian (no structure at all,
+// HNSW's worst case).
+std::vector<float> test_vectors(std::size_t n, std::uint32_t d, bool clustered, std::uint64_t seed) {
+  if (!clustered) return random_unit(n, d, seed);
+  auto centres = random_unit(1000, d, seed + 100);
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<float> noise(0, 0.5f / std::sqrt(static_cast<float>(d)));
+  std::uniform_int_distribution<std::size_t> pick(0, 999);
+  std::vector<float> m(n * d);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float* c = centres.data() + pick(gen) * d;
+    std::span<float> row(m.data() + i * d, d);
+    for (std::uint32_t j = 0; j < d; ++j) row[j] = c[j] + noise(gen);
+    embed::normalize(row);
+  }
+  return m;
+}
+
+int hnsw(std::size_t n, std::uint32_t d, bool clustered) {
+  auto all = test_vectors(n + 200, d, clustered, 3);  // the last 200 rows are the queries
+  std::vector<float> queries(all.end() - 200 * d, all.end());
+  all.resize(n * d);
+  const auto& m = all;
   auto t = clock_type::now();
   vector::hnsw_index graph(m, d);
   const double build_ms = ms_since(t);
-  double exact_ms = 0, hnsw_ms = 0;
-  std::size_t found = 0;
+  std::vector<std::vector<vector::scored>> want;
+  double exact_ms = 0;
   for (std::size_t q = 0; q < 200; ++q) {
-    std::span<const float> query(queries.data() + q * d, d);
     auto t1 = clock_type::now();
-    auto want = vector::exact_top_k(m, d, query, 10);
+    want.push_back(vector::exact_top_k(m, d, std::span<const float>(queries.data() + q * d, d), 10));
     exact_ms += ms_since(t1);
-    auto t2 = clock_type::now();
-    auto got = graph.search(query, 40);
-    hnsw_ms += ms_since(t2);
-    got.resize(std::min<std::size_t>(got.size(), 10));
-    for (const auto& w : want) {
-      for (const auto& g : got) found += g.row == w.row ? 1 : 0;
-    }
   }
-  std::printf("{\"bench\":\"hnsw\",\"n\":%zu,\"dim\":%u,\"build_s\":%.1f,\"recall_at_10\":%.4f,"
-              "\"exact_query_ms\":%.3f,\"hnsw_query_ms\":%.3f,\"speedup\":%.1f}\n",
-              n, d, build_ms / 1000, double(found) / 2000.0, exact_ms / 200, hnsw_ms / 200, exact_ms / hnsw_ms);
+  for (std::size_t fetch : {40, 100, 200, 400}) {
+    double hnsw_ms = 0;
+    std::size_t found = 0;
+    for (std::size_t q = 0; q < 200; ++q) {
+      auto t2 = clock_type::now();
+      auto got = graph.search(std::span<const float>(queries.data() + q * d, d), fetch);
+      hnsw_ms += ms_since(t2);
+      got.resize(std::min<std::size_t>(got.size(), 10));
+      for (const auto& w : want[q]) {
+        for (const auto& g : got) found += g.row == w.row ? 1 : 0;
+      }
+    }
+    std::printf("{\"bench\":\"hnsw\",\"data\":\"%s\",\"n\":%zu,\"dim\":%u,\"build_s\":%.1f,\"fetch_ef\":%zu,"
+                "\"recall_at_10\":%.4f,\"exact_query_ms\":%.3f,\"hnsw_query_ms\":%.3f,\"speedup\":%.1f}\n",
+                clustered ? "clustered" : "gaussian", n, d, build_ms / 1000, fetch, double(found) / 2000.0,
+                exact_ms / 200, hnsw_ms / 200, exact_ms / hnsw_ms);
+    std::fflush(stdout);
+  }
   return 0;
 }
 
@@ -183,8 +212,10 @@ int vsync(std::size_t n) {
 
 int main(int argc, char** argv) {
   if (argc >= 4 && std::string(argv[1]) == "exact") return exact(std::stoul(argv[2]), std::stoul(argv[3]));
-  if (argc >= 4 && std::string(argv[1]) == "hnsw") return hnsw(std::stoul(argv[2]), std::stoul(argv[3]));
+  if (argc >= 4 && std::string(argv[1]) == "hnsw") {
+    return hnsw(std::stoul(argv[2]), std::stoul(argv[3]), argc < 5 || std::string(argv[4]) != "gaussian");
+  }
   if (argc >= 3 && std::string(argv[1]) == "vsync") return vsync(std::stoul(argv[2]));
-  std::fprintf(stderr, "usage: vector_bench exact N D | hnsw N D | vsync N\n");
+  std::fprintf(stderr, "usage: vector_bench exact N D | hnsw N D [clustered|gaussian] | vsync N\n");
   return 2;
 }

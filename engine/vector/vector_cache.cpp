@@ -160,7 +160,10 @@ result<std::shared_ptr<const vector_cache>> load_cache(const store::impl& s, con
                                                        std::string_view collection, const binding& bound,
                                                        const scan_control& control) {
   const fs::path file = cache_file(s.path, collection, bound.field);
-  const std::string key = fs::absolute(file).lexically_normal().string();
+  // The database's identity too: a store re-created at the same path is another store.
+  std::string identity;
+  (void)s.db->GetDbIdentity(identity);
+  const std::string key = identity + "|" + fs::absolute(file).lexically_normal().string();
   {
     std::lock_guard lock(memo_mu);
     if (auto it = memo.find(key); it != memo.end()) {
