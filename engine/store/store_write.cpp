@@ -119,6 +119,7 @@ result<bool> store::create_collection(std::string_view collection) {
 
 result<std::uint64_t> store::drop_collection(std::string_view collection) {
   write_session w(*impl_);
+  w.allow_vectors();  // dropping `C.__vectors` (derived data vsync rebuilds) is the one write allowed on it
   auto found = w.existing(collection);
   if (!found) return std::move(found).error();
   const std::uint64_t documents = (**found).documents;
