@@ -111,10 +111,12 @@ constexpr mcp::annotations read_with_cache{false, false, false};
 using auth::scope;
 const tool_def vsearch_tool = define<vsearch_args>(
     {"vsearch", "Semantic search over a text field; `k` defaults to 5, `filter` pre-filters candidates.", read_with_cache},
-    vsearch);
+    vsearch, mcp::result_shape::json_object);
 const tool_def vstale_tool = define<field_args>(
-    {"vstale", "`_id`s whose persisted embedding is missing or stale.", read_with_cache}, vstale);
+    {"vstale", "`_id`s whose persisted embedding is missing or stale.", read_with_cache}, vstale,
+    mcp::result_shape::json_object);
 const tool_def vsync_tool = define<vsync_args>(
-    {"vsync", "Persist or refresh embeddings into `<collection>.__vectors`.", plain_write, scope::read_write}, vsync);
+    {"vsync", "Persist or refresh embeddings into `<collection>.__vectors`.", plain_write, scope::read_write}, vsync,
+    mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools
