@@ -7,6 +7,7 @@
 
 #include "auth/token.hpp"
 #include "common/json.hpp"
+#include "common/log.hpp"
 
 namespace omgdb::transports::console {
 namespace bj = boost::json;
@@ -325,7 +326,12 @@ answer site::route(const request& r, const std::string& digest, login& who, cons
       if (!backend_.decide) return refusal(503, "no approvals are served here");
       if (seg[3].size() > 64) return refusal(400, "approval id too long");
       auto ok = backend_.decide(seg[3], seg[4] == "approve");
-      if (!ok) return refusal(409, ok.error().message);
+      if (!ok) {
+        log::info("console: " + std::string(seg[4]) + " of approval `" + std::string(seg[3]) + "` refused: " + ok.error().message);
+        return refusal(409, ok.error().message);
+      }
+      log::info("console: approval `" + std::string(seg[3]) + "` " + (seg[4] == "approve" ? "approved" : "rejected") +
+                " by a person in the web console");
       return json_answer(200, bj::object{{"ok", true}});
     }
     if (what == "sessions" && seg.size() == 5 && seg[4] == "end") {
