@@ -99,8 +99,8 @@
     i = 0; j = 0;
     while (i < n || j < m) {
       if (i < n && j < m && a[i] === b[j]) { pre.appendChild(el("span", "same", "  " + a[i])); i++; j++; }
-      else if (j < m && (i >= n || t[i][j + 1] >= t[i + 1][j])) { pre.appendChild(el("span", "add", "+ " + b[j])); j++; }
-      else { pre.appendChild(el("span", "del", "- " + a[i])); i++; }
+      else if (i < n && (j >= m || t[i + 1][j] >= t[i][j + 1])) { pre.appendChild(el("span", "del", "- " + a[i])); i++; }
+      else { pre.appendChild(el("span", "add", "+ " + b[j])); j++; }
     }
     return pre;
   }

@@ -110,6 +110,29 @@ test("a rejected executeSql runs nothing and the agent is told, with the keyboar
   assert.match(await row.textContent(), /reject/i);
 });
 
+test("a proposed worksheet edit shows its rationale and a before/after diff, and approving applies it", async () => {
+  await page.getByRole("tab", { name: "Approvals" }).click();
+  const first = agent.call("proposeSqlEdit", { connection: "app", sql: "SELECT x\nFROM t", rationale: "start a worksheet" });
+  const card1 = page.locator("article.card", { hasText: "start a worksheet" });
+  await card1.waitFor({ timeout: 10000 });
+  await card1.getByRole("button", { name: "Approve" }).click();
+  assert.equal((await first).result.isError, false);
+  const second = agent.call("proposeSqlEdit", { connection: "app", sql: "SELECT x, secret\nFROM t\nWHERE x > 1",
+                                                rationale: "narrow it to the later rows" });
+  const card = page.locator("article.card", { hasText: "narrow it to the later rows" });
+  await card.waitFor({ timeout: 10000 });
+  assert.match(await card.textContent(), /proposeSqlEdit/);
+  assert.deepEqual(await card.locator("pre.diff .del").allTextContents(), ["- SELECT x"]);
+  assert.deepEqual(await card.locator("pre.diff .add").allTextContents(), ["+ SELECT x, secret", "+ WHERE x > 1"]);
+  assert.deepEqual(await card.locator("pre.diff span").allTextContents(),
+                   ["- SELECT x", "+ SELECT x, secret", "  FROM t", "+ WHERE x > 1"], "removals before additions");
+  await page.screenshot({ path: path.join(shots, "approvals-proposal.png"), fullPage: true });
+  await card.getByRole("button", { name: "Approve" }).click();
+  const answer = await second;
+  assert.equal(answer.result.isError, false, JSON.stringify(answer));
+  assert.match(answer.result.content[0].text, /"approved":\s*true/);
+});
+
 test("the sessions page lists the agent's session and the stores page its store, counts and indexes", async () => {
   await page.getByRole("tab", { name: "Sessions" }).click();
   const row = page.locator("#sessions tbody tr").first();
@@ -118,7 +141,7 @@ test("the sessions page lists the agent's session and the stores page its store,
   assert.match(text, /\$OMGDB_HTTP_TOKEN/);
   assert.match(text, /read-write/);
   assert.match(text, /2025-06-18/);
-  assert.match(text, /executeSql/);
+  assert.match(text, /proposeSqlEdit · ok/);  // the last call
   await page.screenshot({ path: path.join(shots, "sessions.png"), fullPage: true });
 
   await page.getByRole("tab", { name: "Stores and connections" }).click();

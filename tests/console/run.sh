@@ -4,7 +4,8 @@
 # npm pointed at /usr/bin/chromium (no browser is ever downloaded). Also the console's
 # security rules over plain HTTP. Screenshots of every page go to build/console-screenshots/.
 #
-# Usage: tests/console/run.sh /path/to/omgdb
+# Usage: tests/console/run.sh /path/to/omgdb   (OMGDB_CONSOLE_DEBUG=1: the server log and the
+# browser's POSTs on stderr)
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
