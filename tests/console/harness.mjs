@@ -7,7 +7,7 @@ import path from "node:path";
 
 export const TOKEN = "agent-token-" + "0123456789abcdef0123";
 
-export async function startServer() {
+export async function startServer({ console: enabled = true } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "omgdb-console-"));
   for (const d of ["run", "state", "data"]) fs.mkdirSync(path.join(dir, d), { mode: 0o700 });
   const db = path.join(dir, "data", "app.sqlite");
@@ -21,7 +21,7 @@ export async function startServer() {
   fs.writeFileSync(config, [
     "[http]", 'listen = "127.0.0.1:0"', `state_dir = "${path.join(dir, "state")}"`,
     "[stores]", `roots = ["${storeRoot}"]`,
-    "[console]", "enabled = true",
+    "[console]", `enabled = ${enabled}`,
     "[[connections]]", 'name = "app"', 'label = "App database"', 'dialect = "sqlite"', `file = "${db}"`,
     'mcp_access = "read-write"', 'approve = "all"', "",
   ].join("\n"));
@@ -46,8 +46,14 @@ export async function startServer() {
     waiters.push({ seen, resolve });
     setTimeout(() => reject(new Error("no login link printed; stderr:\n" + stderr)), 10000);
   });
-  const link = await nextLink(0);
-  const base = link.slice(0, link.indexOf("/console/"));
+  let link = null, base;
+  if (enabled) {
+    link = await nextLink(0);
+    base = link.slice(0, link.indexOf("/console/"));
+  } else {
+    for (let i = 0; i < 100 && !/listening on (http:\/\/\S+)\/mcp/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+    base = stderr.match(/listening on (http:\/\/\S+)\/mcp/)[1];
+  }
   return {
     dir, base, link, storeRoot, env, links, nextLink,
     stderr: () => stderr,

@@ -122,3 +122,15 @@ test("signing out ends the console session", async () => {
   assert.equal(r.status, 200);
   assert.equal((await get("/console/api/approvals", { Cookie: cookie })).status, 401);
 });
+
+test("with the console off (the default) /console is not served at all", async () => {
+  const off = await startServer({ console: false });
+  try {
+    for (const p of ["/console/", "/console/login?key=" + "0".repeat(64), "/console/api/approvals"]) {
+      assert.equal((await fetch(off.base + p, { redirect: "manual" })).status, 404, p);
+    }
+    assert.ok(!off.stderr().includes("login link"));
+  } finally {
+    off.stop();
+  }
+});
