@@ -361,7 +361,14 @@ std::optional<std::string> site::next_events(stream_state& st, const session_vie
     }
   }
   if (sessions.list) {
-    std::string text = json::serialize(sessions.list());
+    // Ages tick on their own: only a change of the set, a request in flight or a stream counts.
+    bj::array list = sessions.list();
+    for (auto& v : list) {
+      if (!v.is_object()) continue;
+      v.as_object().erase("ageMs");
+      v.as_object().erase("idleMs");
+    }
+    std::string text = json::serialize(list);
     if (text != st.sessions_text) {
       st.sessions_text = std::move(text);
       out += sse("sessions", st.next_id++, bj::object{{"changed", true}});

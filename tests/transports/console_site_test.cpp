@@ -172,3 +172,29 @@ TEST_CASE("a visit without a session mints a link for the log only when none is 
   f.send(f.req("GET", "/console/"));
   CHECK(f.links.size() == 1);  // one is outstanding
 }
+
+TEST_CASE("the event stream announces a change of the sessions, not their ages ticking") {
+  fixture f;
+  int age = 0;
+  std::size_t in_flight = 0;
+  f.sessions.list = [&] {
+    return boost::json::array{boost::json::object{{"handle", "01234567"}, {"ageMs", ++age}, {"inFlight", in_flight}}};
+  };
+  std::string cookie = f.log_in();
+  auto r = f.req("GET", "/console/api/events");
+  r.cookie = cookie;
+  auto a = f.send(r);
+  REQUIRE(a.stream);
+  console::stream_state st;
+  st.session_digest = a.session_digest;
+  auto first = f.site.next_events(st, f.sessions);
+  REQUIRE(first);
+  CHECK(first->find("event: sessions") != std::string::npos);
+  auto second = f.site.next_events(st, f.sessions);
+  REQUIRE(second);
+  CHECK(second->empty());
+  in_flight = 1;
+  auto third = f.site.next_events(st, f.sessions);
+  REQUIRE(third);
+  CHECK(third->find("event: sessions") != std::string::npos);
+}
