@@ -67,6 +67,12 @@ struct approval_settings {
   std::chrono::seconds timeout{120};  // 1 .. 600
 };
 
+// `[console]`: the local web console under /console of the HTTP listener (docs/console.md).
+struct console_settings {
+  bool enabled = false;
+  std::chrono::seconds login_ttl{600};  // a login link is good this long, once; 30 .. 3600
+};
+
 enum class log_format { text, json };
 
 // `[logging]`. Under systemd (JOURNAL_STREAM set) lines go to the journal whatever `format`.
@@ -88,6 +94,7 @@ struct settings {
   http_settings http;
   std::vector<connection> connections;  // `[[connections]]`, names unique
   approval_settings approvals;
+  console_settings console;
   logging_settings logging;
   std::string source;  // the file these came from; "" for defaults only
 };

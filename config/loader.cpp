@@ -142,6 +142,12 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     a.seconds("timeout", 1s, 600s, s.approvals.timeout);
     a.finish();
   }
+  if (const auto* t = r.table("console")) {
+    table_reader c(*t, "console", sink);
+    c.boolean("enabled", s.console.enabled);
+    c.seconds("login_ttl", 30s, 3600s, s.console.login_ttl);
+    c.finish();
+  }
   if (const auto* t = r.table("logging")) {
     table_reader l(*t, "logging", sink);
     std::string level, format;

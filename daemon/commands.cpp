@@ -11,6 +11,7 @@
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
+#include "daemon/console_wiring.hpp"
 #include "daemon/http_setup.hpp"
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
@@ -126,6 +127,10 @@ static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, 
     std::cerr.flush();
   };
   opts.max_in_flight = s.http.max_in_flight;
+  auto calls = std::make_shared<mcp::call_history>();
+  record_calls(opts, calls);
+  // stderr here is read by the MCP client that started us: the login link goes to the terminal only.
+  if (s.console.enabled) enable_console(http, s, local_console_backend(sql, stores, calls, live), print_to_terminal());
   int status = 0;
   {
     mcp::server srv(opts, build_catalogue(live, stores, sql));

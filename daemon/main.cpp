@@ -10,6 +10,7 @@
 #include "auth/scope.hpp"
 #include "common/json.hpp"
 #include "daemon/cli_sql.hpp"
+#include "daemon/console_cmd.hpp"
 #include "daemon/commands.hpp"
 #include "daemon/model_commands.hpp"
 
@@ -219,6 +220,7 @@ int main(int argc, char** argv) {
 
   auto run_sql_command = omgdb::daemon::add_sql_commands(app);
   auto run_model_command = omgdb::daemon::add_model_commands(app);
+  auto run_console_command = omgdb::daemon::add_console_command(app);
 
   try {
     app.parse(argc, argv);
@@ -230,6 +232,7 @@ int main(int argc, char** argv) {
   using namespace omgdb::daemon;
   if (auto status = run_sql_command()) return *status;
   if (auto status = run_model_command()) return *status;
+  if (auto status = run_console_command()) return *status;
   if (*mcp_cmd) {
     if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
     if (via_opt->count() && mcp.standalone) mcp.rejected.push_back("--via");

@@ -10,6 +10,7 @@
 #include "auth/token.hpp"
 #include "common/log.hpp"
 #include "daemon/commands.hpp"
+#include "daemon/console_wiring.hpp"
 #include "daemon/http_setup.hpp"
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
@@ -95,6 +96,9 @@ int run_serve(const serve_command& cmd) {
   opts.workers = workers_for(s.workers, sql.get());
   opts.max_in_flight = s.http.max_in_flight;
   install_observer(opts);
+  auto calls = std::make_shared<mcp::call_history>();
+  record_calls(opts, calls);
+  if (s.console.enabled) enable_console(http, s, local_console_backend(sql, stores, calls, live), print_to_stderr());
   int status = 0;
   {
     auto catalogue = build_catalogue(live, stores, sql);

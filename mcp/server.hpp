@@ -24,6 +24,11 @@ struct call_event {
   double milliseconds = 0;
   bool is_error = false;
   bool cancelled = false;
+  // For the console's call history (mcp/call_history.hpp): the dispatcher's id, the call's
+  // arguments (only `path` and `connection` are read) and its result (only an error's text).
+  std::string_view session_id;
+  const boost::json::object* arguments = nullptr;
+  const tool_result* result = nullptr;
 };
 
 struct server_options {

@@ -350,7 +350,8 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
   if (!inline_run) note_warm(*call->target, call->args);  // inline: warm already
   if (const auto& observe = server_.options().on_call) {
-    observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
+    observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load(), id_,
+                       &call->args, &r});
   }
   if (call->cancelled) return finish_call(call, std::string());
   if (log::enabled(log::level::debug) ||

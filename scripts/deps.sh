@@ -12,6 +12,7 @@ packages=(
   libstemmer-dev libhnswlib-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libyaml-cpp-dev
   postgresql mariadb-server mariadb-client
   nodejs npm python3 openssl
+  chromium
 )
 if [ "${OMGDB_DEPS_EXTRA:-}" != "" ]; then
   read -r -a extra <<<"$OMGDB_DEPS_EXTRA"

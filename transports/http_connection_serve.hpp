@@ -234,6 +234,13 @@ asio::awaitable<bool> stream_out(C& c, server_context& ctx, exchange ex, unsigne
   co_return !dropped && chunked && keep_alive && !ctx.stopping;
 }
 
+}  // namespace detail
+}  // namespace omgdb::transports::http
+
+#include "transports/console_serve.hpp"  // the /console routes, using write_reply and write_piece
+
+namespace omgdb::transports::http {
+namespace detail {
 
 template <class C>
 asio::awaitable<bool> respond(C& c, server_context& ctx, parser_type& parser, const request_view& view) {
@@ -341,6 +348,11 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
     std::optional<http_reply> early = framing_refusal(view);
     if (early) {
       // Framing first: the body of such a request is never read, so nothing after it is either.
+    } else if (ctx->options.console && !repeated && console::is_console_path(view.target)) {
+      if (!co_await serve_console(*c, *ctx, parser, view)) break;  // transports/console_serve.hpp
+      continue;
+    } else if (!ctx->options.serve_mcp && ops_endpoint_of(view) == ops_endpoint::none) {
+      early = json_error(404, -32000, "Not Found: this listener serves only /console");
     } else if (auto which = ops_endpoint_of(view); which != ops_endpoint::none && !repeated) {
       early = screen_ops(view, ctx->gate, which);
       if (!early) early = ops_reply(*ctx, which, view.method == "HEAD");

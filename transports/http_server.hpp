@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@
 #include "mcp/server.hpp"
 
 namespace omgdb::transports {
+namespace console {
+class site;
+}
 
 // What SIGHUP may change without dropping sessions or connections.
 struct http_reloadable {
@@ -99,6 +103,11 @@ struct http_options {
   // `GET /metrics` (behind the token): text appended after the transport's own gauges
   // (sessions, connections, SSE streams, worker queue). `GET /healthz` needs no token.
   std::function<std::string()> metrics_text;
+
+  // The web console under /console (transports/console_site.hpp, docs/console.md); null: off.
+  std::shared_ptr<console::site> console;
+  // False for `omgdb console`: only /console (and /healthz) are served, /mcp is 404.
+  bool serve_mcp = true;
 
   // Called once the socket is bound (with the actual port), before serving.
   std::function<void(const std::string& url)> on_listening;

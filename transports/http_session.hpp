@@ -109,6 +109,7 @@ class http_session {
   void end_all(std::string_view reason);
   bool has_get_stream() const noexcept { return static_cast<bool>(get_); }
   bool busy() const noexcept { return !pending_.empty() || static_cast<bool>(get_); }
+  std::size_t open_requests() const noexcept { return pending_.size(); }  // the console's in-flight count
 
   std::uint64_t next_event_id() const noexcept { return next_event_; }
   const event_log& events() const noexcept { return log_; }

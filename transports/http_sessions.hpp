@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/array.hpp>
+
 #include "auth/paths.hpp"
 #include "auth/scope.hpp"
 #include "common/json.hpp"
@@ -94,6 +96,10 @@ class session_table {
     return n;
   }
   std::size_t queued_calls() const { return server_.pool().queued(); }
+  // The web console (transports/console_sessions.cpp): the live sessions as JSON, and ending
+  // one by its label (the first 8 hex digits of its id) as DELETE would.
+  boost::json::array describe() const;
+  bool end_session(std::string_view label);
   std::size_t size() const noexcept { return live_.size() + dormant_.size(); }
 
  private:
