@@ -21,12 +21,23 @@ handler_result verify(in_store& a, const call& c) {
                                      {"hashMatches", e.hash_matches},
                                      {"counterMatches", e.counter_matches}});
   }
+  bj::array caches;
+  for (const auto& e : r.caches) {
+    caches.push_back(bj::object{{"kind", e.kind},
+                                {"collection", e.collection},
+                                {"name", e.name},
+                                {"state", e.state},
+                                {"expected", e.expected},
+                                {"indexed", e.indexed},
+                                {"builtThroughSeq", e.built_through},
+                                {"detail", e.detail}});
+  }
   bj::array mismatches;
   for (const auto& m : r.mismatches) mismatches.emplace_back(m);
   bj::object out{{"ok", r.ok},
                  {"collections", std::move(collections)},
                  {"oplog", bj::object{{"records", r.oplog_records}, {"lastSeq", r.last_seq}}},
-                 {"caches", bj::array{}},
+                 {"caches", std::move(caches)},
                  {"mismatches", std::move(mismatches)}};
   if (r.more_mismatches > 0) out["moreMismatches"] = r.more_mismatches;
   return json_text(out);
