@@ -14,8 +14,8 @@ namespace {
 
 bj::value doc_json(const engine::document& d) { return engine::to_boost_json(engine::value(d)); }
 
-// A read tool that may write rebuildable caches: not read-only, idempotent, not destructive.
-constexpr mcp::annotations cache_read{false, true, false};
+// A read tool that may write rebuildable caches: not read-only (as the cursor tools).
+constexpr mcp::annotations cache_read{false, false, false};
 
 struct define_args : in_store {
   engine::document definition;
@@ -49,7 +49,7 @@ struct rebuild_args : index_args {
   void fields(arg_list& a) {
     index_args::fields(a);
     a.optional("writerMemoryBytes", writer_memory,
-               {"Indexed text held before each commit while building.", es::k_min_writer_memory, es::k_max_writer_memory,
+               {"Indexed text held before each commit while building.", 1, es::k_max_writer_memory,
                 "67108864 (64 MiB)"});
   }
 };
