@@ -1,6 +1,7 @@
 // omgdb daemon — the effective settings and the tool catalogue of a process.
 #include "daemon/runtime.hpp"
 
+#include "daemon/model_commands.hpp"
 #include "tools/catalog.hpp"
 
 namespace omgdb::daemon {
@@ -21,7 +22,9 @@ std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
                                        std::shared_ptr<sql::service> sql) {
   // The SQL service follows SIGHUP itself (serve.cpp hands it the reloaded connections).
   (void)live;
-  return tools::catalogue(tools::tool_env{std::move(stores), std::move(sql)});
+  // The installed embedding models (daemon/model_commands.hpp), loaded on first use.
+  auto models = std::make_shared<const engine::embed::model_registry>(models_dir());
+  return tools::catalogue(tools::tool_env{std::move(stores), std::move(sql), std::move(models)});
 }
 
 std::vector<mcp::tool> standalone_catalogue() {

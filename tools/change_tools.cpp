@@ -1,6 +1,7 @@
 // The integrity and safe-change tools of seeds/000: verify (scope `read`), plan_update, apply,
 // rollback (scope `read-write`). Results are compact JSON (docs/changes.md).
 #include "engine/value/ejson.hpp"
+#include "engine/vector/vector_search.hpp"
 #include "tools/catalog.hpp"
 
 namespace omgdb::tools {
@@ -34,6 +35,7 @@ handler_result verify(in_store& a, const call& c) {
   }
   bj::array mismatches;
   for (const auto& m : r.mismatches) mismatches.emplace_back(m);
+  for (const auto& cache : engine::vector::cache_status(*a.store)) caches.push_back(doc_json(cache));  // docs/vectors.md
   bj::object out{{"ok", r.ok},
                  {"collections", std::move(collections)},
                  {"oplog", bj::object{{"records", r.oplog_records}, {"lastSeq", r.last_seq}}},

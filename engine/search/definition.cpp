@@ -108,6 +108,10 @@ status parse_semantic(const value& v, definition& d) {
     }
   }
   OMGDB_TRY(paths, path_list(*f, "definition `semantic.fields`"));
+  if (paths.size() != 1) {
+    return make_error("definition `semantic.fields`: one field (vectors are kept per field, docs/vectors.md), got " +
+                      std::to_string(paths.size()));
+  }
   s.fields = std::move(paths);
   s.model = m->as_string();
   d.semantic = std::move(s);

@@ -65,7 +65,12 @@ manager::impl::impl(store::impl& st) : s(st), root(fs::path(st.path) / "search")
 manager::manager(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 manager::~manager() = default;
 
-std::shared_ptr<manager> manager::of(store& s) { return of(store_access::of(s)); }
+std::shared_ptr<manager> manager::of(store& s) {
+  auto m = of(store_access::of(s));
+  std::lock_guard lock(g_mu);
+  m->impl_->owner = &s;
+  return m;
+}
 
 std::shared_ptr<manager> manager::of(const store::impl& s) {
   std::lock_guard lock(g_mu);

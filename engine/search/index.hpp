@@ -42,6 +42,7 @@ struct manager::impl {
   store::impl& s;
   std::filesystem::path root;  // <store>/search
   std::string session;         // the RocksDB session id of the open store
+  const store* owner = nullptr;  // the public store (set by manager::of(store&)), for engine/vector
   std::uint64_t catch_up_commit_every = 20000;  // op-log records per catch-up transaction
   std::mutex mu;
   std::map<std::string, std::shared_ptr<index_state>> states;  // by meta key
@@ -69,6 +70,18 @@ struct manager::impl {
   result<build_report> build(const definition& d, index_state& st, std::uint64_t writer_memory,
                              const scan_control& control);
 };
+
+// The semantic ranking of `text` (semantic.cpp): best first, with each document's cosine.
+inline constexpr double k_hybrid_lexical_weight = 1.0;
+inline constexpr double k_hybrid_semantic_weight = 0.2;
+struct semantic_list {
+  std::vector<ranked> list;
+  std::map<std::string, double> similarity;  // by keystring of `_id`
+  std::vector<std::string> notes;
+};
+result<semantic_list> semantic_ranking(const store& st, const definition& d, const embed::model_registry* models,
+                                       const std::string& text, const document& filter, std::uint64_t depth,
+                                       const scan_control& control);
 
 // The op-log's newest seq (meta) under `ro`.
 result<std::uint64_t> last_seq(const store::impl& s, const rocksdb::ReadOptions& ro);

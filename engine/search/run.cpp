@@ -152,16 +152,6 @@ result<search_result> manager::run(const search_request& req, const embed::model
                       std::string(mode == search_mode::semantic ? "semantic" : "hybrid") +
                       "` cannot run; use mode `lexical`, or define the index again with semantic: {fields, model}");
   }
-  if (mode != search_mode::lexical) {
-    // The embedder (engine/embed, the vectors issue) is not in this build yet: say so, name
-    // the model, never download anything.
-    (void)models;
-    return make_error("search: mode `" + std::string(mode == search_mode::semantic ? "semantic" : "hybrid") +
-                          "` needs the embedding model " + quoted_name(d.semantic->model) +
-                          ", and model support is not available in this build of omgdb (install models with "
-                          "`omgdb model add " + d.semantic->model + " PATH` once it is); use mode `lexical`",
-                      failure_kind::unavailable);
-  }
   OMGDB_TRY(f, filter::compile(req.filter));
   const bool filtered = !req.filter.empty();
 
@@ -226,7 +216,51 @@ result<search_result> manager::run(const search_request& req, const embed::model
     }
     return out;
   }
-  return make_error("search: semantic ranking is not available in this build", failure_kind::unavailable);
+  if (impl_->owner == nullptr) return make_error("search: semantic ranking needs the open store", failure_kind::internal);
+  OMGDB_TRY(sem, semantic_ranking(*impl_->owner, d, models, pq.plain, req.filter, depth, control));
+  std::vector<std::vector<ranked>> lists;
+  std::vector<double> weights;
+  if (mode == search_mode::hybrid) {
+    std::vector<ranked> lex_list;
+    for (const auto& c : lex) lex_list.push_back({c.idkey, c.id});
+    lists.push_back(std::move(lex_list));
+    weights.push_back(k_hybrid_lexical_weight);
+  }
+  lists.push_back(sem.list);
+  weights.push_back(mode == search_mode::hybrid ? k_hybrid_semantic_weight : 1.0);
+  const auto fusedlist = rrf(lists, weights);
+  std::map<std::string, const candidate*> by_key;
+  for (const auto& c : lex) by_key.emplace(c.idkey, &c);
+  for (const auto& fz : fusedlist) {
+    if (out.hits.size() >= req.limit) break;
+    hit h;
+    h.id = fz.id;
+    const auto sim = sem.similarity.find(fz.key);
+    const bool semantic_only = mode == search_mode::semantic;
+    h.score = semantic_only && sim != sem.similarity.end() ? sim->second : fz.score;
+    if (semantic_only && req.min_score && h.score < *req.min_score) break;
+    const auto lc = by_key.find(fz.key);
+    if ((req.highlight || req.explain) && lc != by_key.end()) {
+      OMGDB_CHECK(decorate(gen, d, pq.match, *lc->second, req.highlight, req.explain, fz.ranks[0].value_or(0), h));
+    }
+    if (req.explain) {
+      document e = h.explain.value_or(document{});
+      if (semantic_only) e.clear();
+      if (sim != sem.similarity.end()) e.push_back({"similarity", sim->second});
+      const auto sr = fz.ranks.back();
+      e.push_back({"semanticRank", sr ? value(static_cast<std::int64_t>(*sr)) : value()});
+      if (!semantic_only) {
+        std::erase_if(e, [](const field& x) { return x.name == "lexicalRank"; });
+        e.push_back({"lexicalRank", fz.ranks[0] ? value(static_cast<std::int64_t>(*fz.ranks[0])) : value()});
+        e.push_back({"fused", fz.score});
+        e.push_back({"weights", document{{"lexical", k_hybrid_lexical_weight}, {"semantic", k_hybrid_semantic_weight}, {"k", 60}}});
+      }
+      h.explain = std::move(e);
+    }
+    out.hits.push_back(std::move(h));
+  }
+  out.notes.insert(out.notes.end(), sem.notes.begin(), sem.notes.end());
+  return out;
 }
 
 }  // namespace omgdb::engine::search

@@ -75,6 +75,10 @@ write_session::~write_session() = default;
 result<catalog_entry*> write_session::collection(std::string_view name, bool create) {
   if (auto it = collections_.find(name); it != collections_.end()) return &it->second;
   if (auto n = check_collection_name(name); !n) return std::move(n).error();
+  if (!vectors_ok_ && name.ends_with(".__vectors")) {
+    return make_error("collection " + quoted_name(name) +
+                      " holds the embeddings vsync maintains and is written only by vsync (docs/vectors.md)");
+  }
   auto found = s_.lookup(rocksdb::ReadOptions(), name);
   if (!found) return std::move(found).error();
   catalog_entry entry;

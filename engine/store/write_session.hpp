@@ -150,6 +150,9 @@ class write_session {
   result<catalog_entry*> collection(std::string_view name, bool create);
   // The existing collection, or the unknown-collection error (did-you-mean).
   result<catalog_entry*> existing(std::string_view name);
+  // Lets this session write `C.__vectors` collections (engine/vector's sync only); every
+  // other session is refused them by collection() (docs/vectors.md).
+  void allow_vectors() noexcept { vectors_ok_ = true; }
   // Whether this session cataloged `c`.
   bool created(const catalog_entry& c) const { return created_.count(c.id) != 0; }
   // Deletes the collection, its documents, counter, rules and indexes; logs drop_collection.
@@ -253,6 +256,7 @@ class write_session {
   std::uint64_t mutations_ = 0;
   bool read_back_ = true;
   bool committed_ = false;
+  bool vectors_ok_ = false;
 };
 
 // Bounds of one filter step; exceeding one is an error naming the bound and its value.

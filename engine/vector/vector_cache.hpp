@@ -1,0 +1,38 @@
+// omgdb vectors — the rebuildable float32 cache of one (collection, field): the fresh-model
+// vectors of `C.__vectors` as one contiguous row-major matrix in _id order, with each row's
+// source _id and text hash, stamped with the binding's generation (bumped by every vsync
+// batch). A file under <store>/caches/vectors/ keeps it across restarts; a stamp that no
+// longer matches the binding, a damaged or missing file, is rebuilt from `C.__vectors`.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "engine/vector/vector_detail.hpp"
+#include "engine/vector/vector_kernel.hpp"
+
+namespace omgdb::engine::vector::detail {
+
+struct vector_cache {
+  std::uint64_t generation = 0;
+  binding bound;
+  std::vector<float> matrix;                        // rows × bound.dim
+  std::vector<value> ids;                           // per row
+  std::vector<std::string> hashes;                  // per row
+  std::unordered_map<std::string, std::uint32_t> row_of;  // encode_key(_id) -> row
+  mutable std::once_flag hnsw_once;
+  mutable std::unique_ptr<hnsw_index> hnsw;          // built on first need
+  std::size_t rows() const noexcept { return ids.size(); }
+};
+
+// The current cache of (collection, field) for `bound` (stamped bound.generation), from memory,
+// the file, or rebuilt from `C.__vectors` under `view` (and written to the file).
+result<std::shared_ptr<const vector_cache>> load_cache(const store::impl& s, const read_view& view,
+                                                       std::string_view collection, const binding& bound,
+                                                       const scan_control& control);
+
+// The cache file of (collection, field) in store `store_path`.
+std::filesystem::path cache_file(const std::string& store_path, std::string_view collection, std::string_view field);
+
+}  // namespace omgdb::engine::vector::detail
