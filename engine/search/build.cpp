@@ -192,10 +192,11 @@ result<build_report> manager::impl::build(const definition& d, index_state& st, 
           if (!doc) return failed(corrupt_document(d.collection, idkey, doc.error()));
           value docid;
           if (!doc->empty() && doc->front().name == "_id") docid = doc->front().val;
-          expected_hash += generation::row_hash(idkey, *doc, d);
-          ++expected_rows;
-          auto bytes = g.upsert(idkey, docid, *doc, d);
+          std::uint64_t row = 0;
+          auto bytes = g.insert_new(idkey, docid, *doc, d, row);
           if (!bytes) return failed(bytes.error());
+          expected_hash += row;
+          ++expected_rows;
           pending += *bytes;
           st.progress_done = expected_rows;
           if (pending >= writer_memory) {

@@ -167,7 +167,17 @@ void bind_blob(sqlite3_stmt* st, int i, const std::string& s) {
 }
 }  // namespace
 
+result<std::size_t> generation::insert_new(const std::string& idkey, const value& id, const document& doc,
+                                           const definition& d, std::uint64_t& hash) {
+  return write_row(idkey, id, doc, d, false, &hash);
+}
+
 result<std::size_t> generation::upsert(const std::string& idkey, const value& id, const document& doc, const definition& d) {
+  return write_row(idkey, id, doc, d, true, nullptr);
+}
+
+result<std::size_t> generation::write_row(const std::string& idkey, const value& id, const document& doc,
+                                          const definition& d, bool lookup, std::uint64_t* hash_out) {
   std::vector<std::string> texts;
   texts.reserve(d.fields.size());
   std::string all = idkey;
@@ -177,8 +187,9 @@ result<std::size_t> generation::upsert(const std::string& idkey, const value& id
     all += texts.back();
   }
   const auto h = static_cast<std::int64_t>(detail::content_hash(all));
+  if (hash_out != nullptr) *hash_out = static_cast<std::uint64_t>(h);
   std::optional<std::int64_t> rowid;
-  {
+  if (lookup) {
     stmt_reset r{find_};
     bind_blob(find_, 1, idkey);
     const int rc = sqlite3_step(find_);

@@ -38,6 +38,10 @@ class generation {
   // Inserts or replaces the row of `_id` (skipped when its text is unchanged). The definition
   // must be the file's. Returns the bytes of text indexed.
   result<std::size_t> upsert(const std::string& idkey, const value& id, const document& doc, const definition& d);
+  // Adds the row of an `_id` the file does not hold yet (a build: no lookup first). Returns
+  // the bytes of text indexed; `hash` receives the row hash.
+  result<std::size_t> insert_new(const std::string& idkey, const value& id, const document& doc, const definition& d,
+                                 std::uint64_t& hash);
   status remove(const std::string& idkey);
   status clear();
 
@@ -71,6 +75,8 @@ class generation {
   status exec(const std::string& sql) const;
   result<sqlite3_stmt*> prepare(const char* sql);
   status prepare_all();
+  result<std::size_t> write_row(const std::string& idkey, const value& id, const document& doc, const definition& d,
+                                bool lookup, std::uint64_t* hash_out);
 
   sqlite3* db_ = nullptr;
   std::filesystem::path file_;

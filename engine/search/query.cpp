@@ -42,6 +42,9 @@ class lexer {
       const char c = q_[i];
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
         ++i;
+      } else if (c == '(' && q_.find_first_not_of(" \t\r\n", i + 1) != std::string::npos &&
+                 q_[q_.find_first_not_of(" \t\r\n", i + 1)] == ')') {
+        i = q_.find(')', i) + 1;  // `()` as in `open()`: punctuation
       } else if (c == '(' || c == ')') {
         out.push_back({c == '(' ? tok::lparen : tok::rparen, std::string(1, c), false, i});
         ++i;
@@ -70,15 +73,13 @@ class lexer {
       const std::string name = w.substr(0, colon);
       const bool followed = colon + 1 < w.size() || (pos + w.size() < q_.size() && (q_[pos + w.size()] == '(' || q_[pos + w.size()] == '"'));
       if (followed) {
-        if (std::find(fields_.begin(), fields_.end(), name) == fields_.end()) {
-          std::string list;
-          for (const auto& f : fields_) list += (list.empty() ? "`" : ", `") + f + "`";
-          return syntax("unknown field `" + name + "`" + at(pos) + "; the index's fields are " + list);
+        // Not a field of the index ("Note:see", "std::move"): the colon is punctuation.
+        if (std::find(fields_.begin(), fields_.end(), name) != fields_.end()) {
+          out.push_back({tok::field, name, false, pos});
+          w = w.substr(colon + 1);
+          pos += colon + 1;
+          if (w.empty()) return {};
         }
-        out.push_back({tok::field, name, false, pos});
-        w = w.substr(colon + 1);
-        pos += colon + 1;
-        if (w.empty()) return {};
       }
     }
     if (w == "AND" || w == "OR" || w == "NOT") {

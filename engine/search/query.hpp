@@ -9,8 +9,8 @@
 //   atom   := '"' phrase '"' | word | word "*"    (prefix)
 //
 // AND, OR and NOT are operators only in upper case. A word without a letter or digit (`-`,
-// `?`) is skipped. `word:` is a field only when `word` names a field of the index; a colon
-// followed by a space or the end is punctuation ("error: not found").
+// `?`) is skipped, and so is `()` (as in `open()`). `word:` is a field only when `word` names a field of the index and something
+// follows the colon; otherwise the colon is punctuation ("error: not found", "Note:see").
 #pragma once
 
 #include <cstddef>

@@ -12,7 +12,7 @@ namespace es = omgdb::engine::search;
 
 namespace {
 
-result<es::search_result> run(vector_world& w, std::string index, std::string q, std::optional<es::search_mode> mode,
+omgdb::result<es::search_result> run(vector_world& w, std::string index, std::string q, std::optional<es::search_mode> mode,
                               std::string_view filter = "{}") {
   es::search_request r;
   r.collection = "docs";
