@@ -128,6 +128,7 @@ def raw_fts(docs, rows=None):
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)
     binary = os.path.abspath(sys.argv[1])
     n_docs = int(sys.argv[sys.argv.index("--docs") + 1]) if "--docs" in sys.argv else 100000
     tmp = tempfile.mkdtemp(prefix="omgdb-search-bench-")
