@@ -26,6 +26,8 @@ extern const tool_def get_active_sql_tool, connection_context_tool, schema_summa
     explain_sql_tool, latest_error_tool, propose_edit_tool, execute_sql_tool;       // sql_tools.cpp
 
 // The catalogue in order, as definitions.
+extern const tool_def search_tool, search_index_status_tool, define_search_index_tool, drop_search_index_tool,
+    rebuild_search_index_tool;                                                      // search_tools.cpp
 const std::vector<const tool_def*>& catalogue_defs();
 
 // The catalogue over `env`: the document tools, then the SQL tools when `env.sql` has

@@ -22,9 +22,19 @@ handler_result verify(in_store& a, const call& c) {
                                      {"hashMatches", e.hash_matches},
                                      {"counterMatches", e.counter_matches}});
   }
+  bj::array caches;
+  for (const auto& e : r.caches) {
+    caches.push_back(bj::object{{"kind", e.kind},
+                                {"collection", e.collection},
+                                {"name", e.name},
+                                {"state", e.state},
+                                {"expected", e.expected},
+                                {"indexed", e.indexed},
+                                {"builtThroughSeq", e.built_through},
+                                {"detail", e.detail}});
+  }
   bj::array mismatches;
   for (const auto& m : r.mismatches) mismatches.emplace_back(m);
-  bj::array caches;
   for (const auto& cache : engine::vector::cache_status(*a.store)) caches.push_back(doc_json(cache));  // docs/vectors.md
   bj::object out{{"ok", r.ok},
                  {"collections", std::move(collections)},

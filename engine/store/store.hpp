@@ -376,8 +376,19 @@ class store {
     bool hash_matches = false;           // same `_id`s with the same bytes, live and replayed
     bool counter_matches = false;        // counter == live documents
   };
+  // A derived, rebuildable cache (a search generation, vectors): reported, never "not ok".
+  struct verify_cache {
+    std::string kind;        // "search"
+    std::string collection, name;
+    std::string state;       // fresh | behind | missing | corrupt | definitionMismatch
+    std::uint64_t expected = 0;  // documents in the collection
+    std::uint64_t indexed = 0;   // rows in the cache
+    std::uint64_t built_through = 0;  // op-log seq the cache is built through
+    std::string detail;      // what is wrong, and the repair (rebuild_search_index)
+  };
   struct verify_report {
     static constexpr std::size_t k_max_mismatches = 100;
+    std::vector<verify_cache> caches;  // every search generation (engine/search)
     bool ok = false;
     std::vector<verify_collection> collections;  // cataloged or replayed, in name order
     std::uint64_t oplog_records = 0;

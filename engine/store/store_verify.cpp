@@ -16,6 +16,7 @@
 #include "engine/value/ejson.hpp"
 #include "engine/index/keystring.hpp"
 #include "engine/index/index.hpp"
+#include "engine/search/search_verify.hpp"
 #include "engine/store/store_detail.hpp"
 
 namespace omgdb::engine {
@@ -96,6 +97,8 @@ class verifier {
     if (auto x = verify_indexes(s_, ro, control_, [this](std::string text) { mismatch(std::move(text)); }); !x) {
       return x;
     }
+    // Derived caches (engine/search): reported as caches, never a data mismatch.
+    search::verify_caches(s_, ro, report_.caches);
     report_.ok = report_.mismatches.empty() && report_.more_mismatches == 0;
     return {};
   }
@@ -153,7 +156,10 @@ class verifier {
       c = replayed_.try_emplace(rec.collection).first;
     }
     // Catalog-only operations (validation rules, later indexes) leave the documents alone.
-    if (rec.op == "define_collection" || rec.op == "create_index" || rec.op == "drop_index") return;
+    if (rec.op == "define_collection" || rec.op == "create_index" || rec.op == "drop_index" ||
+        rec.op == "define_search_index" || rec.op == "drop_search_index") {
+      return;
+    }
     if (!rec.has_id) return mismatch(where + ": op-log record without `_id`" + at);
     const std::string key = encode_key(rec.id);
     const std::string name = where + ", _id " + to_json(rec.id);

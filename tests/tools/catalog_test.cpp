@@ -57,9 +57,9 @@ TEST_CASE("the catalogue is the seeds' order of the implemented tools") {
   const std::vector<std::string> seed_000{
       "get", "inspect", "list_collections", "list_indexes", "find", "count_documents", "distinct", "cursor_open",
       "cursor_next", "cursor_close", "describe", "dump", "verify", "validate", "explain", "suggest_indexes",
-      "diagnose", "vsearch", "vstale", "insert", "insert_many", "import_jsonl", "replace", "delete", "update_one", "update_many",
+      "diagnose", "search", "search_index_status", "vsearch", "vstale", "insert", "insert_many", "import_jsonl", "replace", "delete", "update_one", "update_many",
       "delete_many", "find_one_and_update", "bulk_write", "define_collection", "create_collection", "create_index",
-      "create_named_index", "drop_index", "plan_update", "apply", "rollback", "vsync", "drop_collection"};
+      "create_named_index", "drop_index", "define_search_index", "drop_search_index", "rebuild_search_index", "plan_update", "apply", "rollback", "vsync", "drop_collection"};
   const std::vector<std::string> seed_003{"getActiveSql", "getActiveConnectionContext", "getSchemaSummary",
                                           "getTableIndexes", "explainSql", "getLatestSqlExecutionError",
                                           "proposeSqlEdit", "executeSql"};
