@@ -166,21 +166,21 @@ const tool_def search_tool = define<search_args>(
      "Typed lexical, local semantic, or deterministic hybrid full-text search; semantic models must already be "
      "installed — this tool never downloads.",
      cache_read},
-    search);
+    search, mcp::result_shape::json_object);
 const tool_def search_index_status_tool = define<status_args>(
     {"search_index_status", "Search definition, generation boundary, provenance, counts, and rebuild state.", cache_read},
-    status_of);
+    status_of, mcp::result_shape::json_object);
 const tool_def define_search_index_tool = define<define_args>(
     {"define_search_index", "Define or update a versioned, op-log-backed search index.", plain_write,
      auth::scope::read_write},
-    define);
+    define, mcp::result_shape::json_object);
 const tool_def drop_search_index_tool = define<index_args>(
     {"drop_search_index", "Drop a search-index definition and its rebuildable acceleration files.", plain_write,
      auth::scope::read_write},
-    drop);
+    drop, mcp::result_shape::json_object);
 const tool_def rebuild_search_index_tool = define<rebuild_args>(
     {"rebuild_search_index", "Explicitly rebuild and verify one derived search generation.", plain_write,
      auth::scope::read_write},
-    rebuild);
+    rebuild, mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools
