@@ -11,6 +11,7 @@
 #include "common/json.hpp"
 #include "daemon/cli_sql.hpp"
 #include "daemon/commands.hpp"
+#include "daemon/markdown_import.hpp"
 
 namespace {
 
@@ -217,6 +218,7 @@ int main(int argc, char** argv) {
   tools_cmd->add_flag("--json", as_json, "Print the tools/list entries as JSON");
 
   auto run_sql_command = omgdb::daemon::add_sql_commands(app);
+  auto run_markdown_command = omgdb::daemon::add_markdown_commands(app);
 
   try {
     app.parse(argc, argv);
@@ -227,6 +229,7 @@ int main(int argc, char** argv) {
 
   using namespace omgdb::daemon;
   if (auto status = run_sql_command()) return *status;
+  if (auto status = run_markdown_command()) return *status;
   if (*mcp_cmd) {
     if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
     if (via_opt->count() && mcp.standalone) mcp.rejected.push_back("--via");
