@@ -1,6 +1,7 @@
 // omgdb engine — BM25 over a context pack's candidate chunks.
 #include <libstemmer.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -57,7 +58,42 @@ void each_term(std::string_view text, stemmer& st, Emit&& emit) {
 
 // A stem keeps the first bytes of its word (Snowball English changes endings), so a word whose
 // first three bytes begin no query stem's cannot match one and is not stemmed.
-std::string head(std::string_view w) { return std::string(w.substr(0, 3)); }
+struct heads {
+  std::vector<std::string> list;  // first (up to) three bytes of each query stem, lower case
+  bool match(std::string_view raw) const {
+    for (const auto& h : list) {
+      if (raw.size() < h.size()) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < h.size() && same; ++i) {
+        const auto c = static_cast<unsigned char>(raw[i]);
+        same = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) == h[i];
+      }
+      if (same) return true;
+    }
+    return false;
+  }
+};
+
+// Visits the raw words of `text` (runs of word bytes, at most k_max_term_bytes kept).
+template <class Emit>
+void each_raw_word(std::string_view text, Emit&& emit) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    while (i < n && !word_byte(static_cast<unsigned char>(text[i]))) ++i;
+    const std::size_t start = i;
+    while (i < n && word_byte(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > start) emit(text.substr(start, std::min(i - start, k_max_term_bytes)));
+  }
+}
+
+std::string lower(std::string_view raw) {
+  std::string w(raw);
+  for (char& c : w) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return w;
+}
 
 class bm25 final : public ranker {
  public:
@@ -67,8 +103,11 @@ class bm25 final : public ranker {
     thread_local stemmer st;
     std::map<std::string, std::size_t> qterms;  // term → index
     each_term(query, st, [&](std::string t) { qterms.emplace(std::move(t), qterms.size()); });
-    std::map<std::string, int> heads;
-    for (const auto& [t, i] : qterms) heads.emplace(head(t), 0);
+    heads hs;
+    for (const auto& [t, i] : qterms) {
+      std::string h = t.substr(0, 3);
+      if (std::find(hs.list.begin(), hs.list.end(), h) == hs.list.end()) hs.list.push_back(std::move(h));
+    }
     std::vector<double> out(chunks.size(), 0.0);
     if (qterms.empty() || chunks.empty()) return out;
     // One pass: per chunk, its length and the frequencies of the query terms.
@@ -78,10 +117,10 @@ class bm25 final : public ranker {
     double total = 0;
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       std::uint32_t n = 0;
-      each_word(chunks[i], [&](const std::string& w) {
+      each_raw_word(chunks[i], [&](std::string_view w) {
         ++n;
-        if (heads.count(head(w)) == 0) return;
-        if (auto it = qterms.find(st.stem(w)); it != qterms.end()) ++tf[i][it->second];
+        if (!hs.match(w)) return;
+        if (auto it = qterms.find(st.stem(lower(w))); it != qterms.end()) ++tf[i][it->second];
       });
       lengths[i] = n;
       total += n;

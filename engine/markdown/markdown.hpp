@@ -56,7 +56,7 @@ frontmatter_block find_frontmatter(std::string_view text);
 inline constexpr std::size_t k_max_sections = 20000;
 result<std::vector<section>> parse_sections(std::string_view text);
 
-// GitHub-style slug: lower-case ASCII letters, digits, '-' and '_' kept, spaces become '-',
+// GitHub-style slug: ASCII letters lower-cased, digits, '-' and '_' kept, spaces become '-',
 // other ASCII punctuation dropped, bytes >= 0x80 kept (UTF-8 letters).
 std::string slugify(std::string_view title);
 // FNV-1a 64 as 16 lower-case hex digits.

@@ -149,8 +149,9 @@ result<std::vector<source_file>> list_sources(const std::vector<std::string>& pa
     for (; it != end; it.increment(ec)) {
       if (ec) return make_error("cannot read the directory `" + p + "`: " + ec.message(), failure_kind::io);
       if (!it->is_regular_file(ec)) continue;
-      std::string id = fs::relative(it->path(), arg, ec).generic_string();
-      if (ec || id.empty()) continue;
+      // The path as walked (a symlinked file keeps its own name), not the canonical one.
+      std::string id = it->path().lexically_relative(arg).generic_string();
+      if (id.empty()) continue;
       if (matches(glob, id)) out.push_back({fs::absolute(it->path()).string(), std::move(id)});
     }
   }

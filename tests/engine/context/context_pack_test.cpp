@@ -85,6 +85,7 @@ TEST_CASE("BM25 ranks the chunk holding the rare query terms first") {
 
 TEST_CASE("a pack never exceeds its budget and quotes the stored bytes, for many queries and budgets") {
   temp_dir d;
+  REQUIRE(store::create(d.sub("s")).ok());
   auto st = store::open(d.sub("s"));
   REQUIRE(st.ok());
   std::mt19937 gen(7);
@@ -116,6 +117,7 @@ TEST_CASE("Markdown documents are chunked by section and cited with section id a
       << "# Guide\nGeneral words here.\n## Install\nRun the installer with the frobnicate flag.\n"
          "## Remove\nDelete everything.\n";
   std::ofstream(d.path() / "src" / "other.md") << "# Other\nNothing relevant.\n";
+  REQUIRE(store::create(d.sub("s")).ok());
   auto st = store::open(d.sub("s"));
   REQUIRE(st.ok());
   auto files = markdown::list_sources({(d.path() / "src").string()}, "*.md");
@@ -139,6 +141,7 @@ TEST_CASE("Markdown documents are chunked by section and cited with section id a
 
 TEST_CASE("adjacent chunks of one document are merged into one citation") {
   temp_dir d;
+  REQUIRE(store::create(d.sub("s")).ok());
   auto st = store::open(d.sub("s"));
   REQUIRE(st.ok());
   std::string text;
@@ -156,6 +159,7 @@ TEST_CASE("adjacent chunks of one document are merged into one citation") {
 
 TEST_CASE("the last chunk is cut at a sentence end when it does not fit whole") {
   temp_dir d;
+  REQUIRE(store::create(d.sub("s")).ok());
   auto st = store::open(d.sub("s"));
   REQUIRE(st.ok());
   std::string text;

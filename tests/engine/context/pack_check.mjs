@@ -14,6 +14,7 @@ import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
 const [omgdb, source, work] = process.argv.slice(2);
 const store = path.join(work, "store");
+execFileSync(omgdb, ["create", store], { stdio: "ignore" });
 execFileSync(omgdb, ["import-markdown", "--quiet", store, "md", path.join(source, "docs"), "/usr/share/doc"], {
   stdio: ["ignore", "inherit", "ignore"],
 });
@@ -45,7 +46,11 @@ function server(env) {
       if (r.error || r.result.isError) throw new Error(`${name}: ${JSON.stringify(r.error || r.result.content)}`);
       return r.result.content.map((c) => c.text);
     },
-    stop() { child.stdin.end(); },
+    stop() {
+      const exited = new Promise((resolve) => child.on("exit", resolve));
+      child.stdin.end();
+      return exited;
+    },
   };
 }
 
@@ -88,7 +93,7 @@ async function check(env, counter, rounds) {
     const [again] = await s.call("context_pack", { path: store, collection: "md", field: "text", query, budget });
     if (again !== text) fail(`"${query}": a second call gave another pack`);
   }
-  s.stop();
+  await s.stop();
   console.log(`pack_check: ${rounds} packs with the ${counter} counter checked`);
 }
 

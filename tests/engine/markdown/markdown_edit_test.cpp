@@ -26,6 +26,7 @@ void write_file(const std::filesystem::path& p, std::string_view text) {
 }
 
 std::shared_ptr<store> open_store(const temp_dir& d) {
+  REQUIRE(store::create(d.sub("store")).ok());
   auto s = store::open(d.sub("store"));
   REQUIRE(s.ok());
   return *s;

@@ -51,6 +51,7 @@ std::string text_of(store& s, const std::string& id) {
 
 TEST_CASE("setting a section and patching frontmatter of real Markdown leaves every other byte identical") {
   temp_dir d;
+  REQUIRE(store::create(d.sub("store")).ok());
   auto s = store::open(d.sub("store"));
   REQUIRE(s.ok());
   const auto files = corpus();
@@ -60,9 +61,12 @@ TEST_CASE("setting a section and patching frontmatter of real Markdown leaves ev
   MESSAGE("imported " << report->inserted << " of " << files.size() << " files, skipped " << report->skipped.size());
   CHECK(report->inserted + report->skipped.size() == files.size());
   CHECK(report->skipped.size() * 10 <= files.size());
+  for (const auto& k : report->skipped) MESSAGE("skipped " << k.file << ": " << k.reason);
 
   std::size_t edited = 0;
-  for (const auto& f : files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& f = files[i];
+    if (i > 0 && files[i - 1].id == f.id) continue;  // skipped: the same `_id` as the one before
     auto stored = (*s)->get("md", value(f.id));
     REQUIRE(stored.ok());
     if (!stored->has_value()) continue;  // skipped at import
