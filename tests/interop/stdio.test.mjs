@@ -27,10 +27,11 @@ if (!BIN) throw new Error('OMGDB_BIN is not set: run tests/interop/run.sh /path/
 
 const READ_TOOLS = ['get', 'inspect', 'list_collections', 'list_indexes', 'find', 'count_documents', 'distinct',
   'cursor_open', 'cursor_next', 'cursor_close', 'describe', 'dump', 'verify', 'validate', 'explain',
-  'suggest_indexes', 'diagnose'];
+  'suggest_indexes', 'diagnose', 'context_pack'];
 const WRITE_TOOLS = ['insert', 'insert_many', 'import_jsonl', 'replace', 'delete', 'update_one',
   'update_many', 'delete_many', 'find_one_and_update', 'bulk_write', 'define_collection', 'create_collection',
-  'create_index', 'create_named_index', 'drop_index', 'plan_update', 'apply', 'rollback'];
+  'create_index', 'create_named_index', 'drop_index', 'markdown_set_section', 'markdown_patch_frontmatter',
+  'plan_update', 'apply', 'rollback'];
 const DANGEROUS_TOOLS = ['drop_collection'];
 
 // ---------------------------------------------------------------------------------------------
@@ -301,8 +302,9 @@ test('tools/list at the default scope (read-write)', { timeout: 60_000 }, async 
     }
     const scope = READ_TOOLS.includes(tool.name) ? 'read' : 'read-write';
     assert.equal(raw[tool.name].annotations?.requiredScope, scope, `${tool.name}: requiredScope`);
-    // The cursor tools run at read scope but persist cursor state: readOnlyHint false (seed).
-    assert.equal(tool.annotations?.readOnlyHint, scope === 'read' && !tool.name.startsWith('cursor_'), `${tool.name}: readOnlyHint`);
+    // The cursor tools run at read scope but persist cursor state: readOnlyHint false (seed);
+    // context_pack is not among the seed's 14 read-only tools either.
+    assert.equal(tool.annotations?.readOnlyHint, scope === 'read' && !tool.name.startsWith('cursor_') && tool.name !== 'context_pack', `${tool.name}: readOnlyHint`);
   }
   if (tools[0].annotations?.requiredScope === undefined) {
     t.diagnostic('note: the SDK client drops annotations.requiredScope (not an MCP-defined key); hosts built on it never see it');
