@@ -89,6 +89,9 @@ struct settings {
   std::vector<connection> connections;  // `[[connections]]`, names unique
   approval_settings approvals;
   logging_settings logging;
+  // `[context] o200k_file`: an o200k_base.tiktoken rank file; context_pack then counts tokens
+  // exactly (docs/context-packs.md). Empty: OMGDB_O200K_FILE, else the estimate.
+  std::string o200k_file;
   std::string source;  // the file these came from; "" for defaults only
 };
 

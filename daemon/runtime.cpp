@@ -1,6 +1,7 @@
 // omgdb daemon — the effective settings and the tool catalogue of a process.
 #include "daemon/runtime.hpp"
 
+#include "engine/context/tokens.hpp"
 #include "tools/catalog.hpp"
 
 namespace omgdb::daemon {
@@ -13,6 +14,7 @@ result<config::settings> effective_settings(const std::optional<std::string>& co
   if (!s) return s;
   if (auto ok = config::apply_environment(*s); !ok) return std::move(ok).error();
   if (auto ok = config::apply_overrides(*s, given); !ok) return std::move(ok).error();
+  engine::context::set_o200k_file(s->o200k_file);  // context_pack's token counter
   return s;
 }
 

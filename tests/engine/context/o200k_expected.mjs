@@ -6,6 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+// Special tokens such as <|endoftext|> are counted as ordinary text, as omgdb counts them.
+const asText = { disallowedSpecial: new Set() };
 
 const [source, out] = process.argv.slice(2);
 const files = [];
@@ -29,7 +31,7 @@ const texts = [
   "hello world", "Hello, world!", "", " ", "   leading and trailing   ", "\n\n\n", "a\r\nb\r\n",
   "I'm sure they'll say it's John's, we've seen you'd don't", "1234567890 3.14159 -42 1e10",
   "naïve café Über straße", "日本語のテキストです。", "emoji 🎉🚀 and ñ", "tabs\tand\u00a0nbsp",
-  "CamelCaseWordsAndHTTPServer XMLHttpRequest", "`code` **bold** [link](http://x.y/z?q=1)",
+  "CamelCaseWordsAndHTTPServer XMLHttpRequest", "special <|endoftext|> as text", "`code` **bold** [link](http://x.y/z?q=1)",
   "    indented\n\n\n    code", "x".repeat(3000), "ab".repeat(700) + " " + "!?".repeat(300),
   "Привет мир", "مرحبا بالعالم", "$$$%%%^^^&&&***", "path/to/file.md:12:3",
 ];
@@ -43,6 +45,6 @@ for (const f of files) {
     texts.push(chars.slice(a, b).join(""));
   }
 }
-const lines = texts.map((t) => JSON.stringify({ text: Buffer.from(t, "utf8").toString("base64"), count: countTokens(t) }));
+const lines = texts.map((t) => JSON.stringify({ text: Buffer.from(t, "utf8").toString("base64"), count: countTokens(t, asText) }));
 fs.writeFileSync(out, lines.join("\n") + "\n");
 console.log(`o200k_expected: ${texts.length} texts from ${files.length} files -> ${out}`);
