@@ -96,6 +96,9 @@ struct settings {
   approval_settings approvals;
   console_settings console;
   logging_settings logging;
+  // `[context] o200k_file`: an o200k_base.tiktoken rank file; context_pack then counts tokens
+  // exactly (docs/context-packs.md). Empty: OMGDB_O200K_FILE, else the estimate.
+  std::string o200k_file;
   std::string source;  // the file these came from; "" for defaults only
 };
 

@@ -148,6 +148,14 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     c.seconds("login_ttl", 30s, 3600s, s.console.login_ttl);
     c.finish();
   }
+  if (const auto* t = r.table("context")) {
+    table_reader c(*t, "context", sink);
+    c.str("o200k_file", s.o200k_file);
+    if (!sink.failed() && c.has("o200k_file") && !std::filesystem::path(s.o200k_file).is_absolute()) {
+      c.fail("o200k_file", "`context.o200k_file` must be an absolute path, not `" + s.o200k_file + "`");
+    }
+    c.finish();
+  }
   if (const auto* t = r.table("logging")) {
     table_reader l(*t, "logging", sink);
     std::string level, format;

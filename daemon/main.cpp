@@ -13,6 +13,7 @@
 #include "daemon/console_cmd.hpp"
 #include "daemon/commands.hpp"
 #include "daemon/model_commands.hpp"
+#include "daemon/markdown_import.hpp"
 
 namespace {
 
@@ -221,6 +222,7 @@ int main(int argc, char** argv) {
   auto run_sql_command = omgdb::daemon::add_sql_commands(app);
   auto run_model_command = omgdb::daemon::add_model_commands(app);
   auto run_console_command = omgdb::daemon::add_console_command(app);
+  auto run_markdown_command = omgdb::daemon::add_markdown_commands(app);
 
   try {
     app.parse(argc, argv);
@@ -233,6 +235,7 @@ int main(int argc, char** argv) {
   if (auto status = run_sql_command()) return *status;
   if (auto status = run_model_command()) return *status;
   if (auto status = run_console_command()) return *status;
+  if (auto status = run_markdown_command()) return *status;
   if (*mcp_cmd) {
     if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
     if (via_opt->count() && mcp.standalone) mcp.rejected.push_back("--via");

@@ -2,6 +2,7 @@
 #include "daemon/runtime.hpp"
 
 #include "daemon/model_commands.hpp"
+#include "engine/context/tokens.hpp"
 #include "tools/catalog.hpp"
 
 namespace omgdb::daemon {
@@ -14,6 +15,7 @@ result<config::settings> effective_settings(const std::optional<std::string>& co
   if (!s) return s;
   if (auto ok = config::apply_environment(*s); !ok) return std::move(ok).error();
   if (auto ok = config::apply_overrides(*s, given); !ok) return std::move(ok).error();
+  engine::context::set_o200k_file(s->o200k_file);  // context_pack's token counter
   return s;
 }
 

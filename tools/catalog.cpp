@@ -9,13 +9,13 @@ const std::vector<const tool_def*>& catalogue_defs() {
       &get_tool, &inspect_tool, &list_collections_tool, &list_indexes_tool, &find_tool, &count_documents_tool,
       &distinct_tool, &cursor_open_tool, &cursor_next_tool, &cursor_close_tool, &describe_tool, &dump_tool,
       &verify_tool, &validate_tool, &explain_tool, &suggest_indexes_tool, &diagnose_tool,
-      &search_tool, &search_index_status_tool, &vsearch_tool, &vstale_tool,
+      &search_tool, &search_index_status_tool, &vsearch_tool, &vstale_tool, &context_pack_tool,
       // write tools (scope `read-write`)
       &insert_tool, &insert_many_tool, &import_jsonl_tool, &replace_tool, &delete_tool, &update_one_tool,
       &update_many_tool, &delete_many_tool, &find_one_and_update_tool, &bulk_write_tool, &define_collection_tool,
-      &create_collection_tool, &create_index_tool, &create_named_index_tool, &drop_index_tool, &define_search_index_tool,
-      &drop_search_index_tool, &rebuild_search_index_tool, &plan_update_tool,
-      &apply_tool, &rollback_tool, &vsync_tool,
+      &create_collection_tool, &create_index_tool, &create_named_index_tool, &drop_index_tool,
+      &define_search_index_tool, &drop_search_index_tool, &rebuild_search_index_tool, &markdown_set_section_tool,
+      &markdown_patch_frontmatter_tool, &plan_update_tool, &apply_tool, &rollback_tool, &vsync_tool,
       // the dangerous one
       &drop_collection_tool,
       // seed 003, the SQL tools (listed when connections are configured)

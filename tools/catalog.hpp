@@ -22,6 +22,8 @@ extern const tool_def insert_tool, insert_many_tool, replace_tool, delete_tool, 
 extern const tool_def import_jsonl_tool, update_one_tool, update_many_tool, delete_many_tool,
     find_one_and_update_tool, bulk_write_tool;                                      // update_tools.cpp
 extern const tool_def vsearch_tool, vstale_tool, vsync_tool;                       // vector_tools.cpp
+extern const tool_def markdown_set_section_tool, markdown_patch_frontmatter_tool;  // markdown_tools.cpp
+extern const tool_def context_pack_tool;                                          // context_tools.cpp
 extern const tool_def get_active_sql_tool, connection_context_tool, schema_summary_tool, table_indexes_tool,
     explain_sql_tool, latest_error_tool, propose_edit_tool, execute_sql_tool;       // sql_tools.cpp
 

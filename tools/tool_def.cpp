@@ -66,7 +66,7 @@ status elements(const bj::value& v, std::vector<T>& out, std::string_view name, 
 
 status decode(const bj::value& v, std::string& out, std::string_view name, const spec& s) {
   const auto& str = v.get_string();
-  if (str.empty()) return make_error(quoted(name) + " must not be empty");
+  if (str.empty() && !s.allow_empty) return make_error(quoted(name) + " must not be empty");
   if (s.max && str.size() > *s.max) {
     return make_error(quoted(name) + " is " + std::to_string(str.size()) + " bytes; at most " +
                       std::to_string(*s.max) + " are accepted");
@@ -121,6 +121,15 @@ status decode(const bj::value& v, engine::array& out, std::string_view name, con
 
 status decode(const bj::value& v, std::vector<engine::document>& out, std::string_view name, const spec&) {
   return elements(v, out, name, [](const bj::value& e) { return engine::document_from_json(e); });
+}
+
+status decode(const bj::value& v, std::vector<std::string>& out, std::string_view name, const spec&) {
+  out.clear();
+  for (const bj::value& e : v.get_array()) {
+    if (!e.is_string()) return make_error(quoted(name) + " must be an array of strings");
+    out.emplace_back(e.get_string().data(), e.get_string().size());
+  }
+  return {};
 }
 
 engine::scan_control call::scan() const {

@@ -71,6 +71,7 @@ struct spec {
   std::optional<std::uint64_t> min{}, max{};  // integers: bounds; strings: `max` bytes
   std::string_view default_text{};            // told in the description ("default 100")
   std::string_view refused_note{};            // appended to this argument's decode errors
+  bool allow_empty = false;                   // strings: "" is a value (else "must not be empty")
 };
 
 // A store path argument (`path`), decoded by confining and opening the store.
@@ -92,6 +93,7 @@ template <> struct arg_type<engine::array> { static constexpr auto value = mcp::
 template <> struct arg_type<std::vector<engine::document>> {
   static constexpr auto value = mcp::param_type::array_of_objects;
 };
+template <> struct arg_type<std::vector<std::string>> { static constexpr auto value = mcp::param_type::array; };
 template <class T> struct arg_type<std::optional<T>> : arg_type<T> {};
 
 // Decoders from a JSON value of the declared type; errors name the argument.
@@ -104,6 +106,7 @@ status decode(const boost::json::value& v, engine::value& out, std::string_view 
 status decode(const boost::json::value& v, boost::json::value& out, std::string_view name, const spec& s);
 status decode(const boost::json::value& v, engine::array& out, std::string_view name, const spec& s);
 status decode(const boost::json::value& v, std::vector<engine::document>& out, std::string_view name, const spec& s);
+status decode(const boost::json::value& v, std::vector<std::string>& out, std::string_view name, const spec& s);  // of strings
 template <class T>
 status decode(const boost::json::value& v, std::optional<T>& out, std::string_view name, const spec& s) {
   T value{};

@@ -27,12 +27,15 @@ if (!BIN) throw new Error('OMGDB_BIN is not set: run tests/interop/run.sh /path/
 
 const READ_TOOLS = ['get', 'inspect', 'list_collections', 'list_indexes', 'find', 'count_documents', 'distinct',
   'cursor_open', 'cursor_next', 'cursor_close', 'describe', 'dump', 'verify', 'validate', 'explain',
-  'suggest_indexes', 'diagnose', 'search', 'search_index_status', 'vsearch', 'vstale'];
+  'suggest_indexes', 'diagnose', 'search', 'search_index_status', 'vsearch', 'vstale', 'context_pack'];
 const WRITE_TOOLS = ['insert', 'insert_many', 'import_jsonl', 'replace', 'delete', 'update_one',
   'update_many', 'delete_many', 'find_one_and_update', 'bulk_write', 'define_collection', 'create_collection',
   'create_index', 'create_named_index', 'drop_index', 'define_search_index', 'drop_search_index',
-  'rebuild_search_index', 'plan_update', 'apply', 'rollback', 'vsync'];
+  'rebuild_search_index', 'markdown_set_section', 'markdown_patch_frontmatter', 'plan_update', 'apply',
+  'rollback', 'vsync'];
 const DANGEROUS_TOOLS = ['drop_collection'];
+const READ_ONLY_TOOLS = ['get', 'inspect', 'list_collections', 'list_indexes', 'find', 'count_documents',
+  'distinct', 'describe', 'dump', 'verify', 'validate', 'explain', 'suggest_indexes', 'diagnose'];
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -302,11 +305,10 @@ test('tools/list at the default scope (read-write)', { timeout: 60_000 }, async 
     }
     const scope = READ_TOOLS.includes(tool.name) ? 'read' : 'read-write';
     assert.equal(raw[tool.name].annotations?.requiredScope, scope, `${tool.name}: requiredScope`);
-    // The cursor tools run at read scope but persist cursor state: readOnlyHint false (seed).
-    // vsearch, vstale and the search tools too: they may write their rebuildable caches.
-    const cached = tool.name.startsWith('cursor_') || tool.name.startsWith('search') || tool.name === 'vsearch' ||
-      tool.name === 'vstale';
-    assert.equal(tool.annotations?.readOnlyHint, scope === 'read' && !cached, `${tool.name}: readOnlyHint`);
+    // The seed counts 14 read-only tools: the read tools but the three cursor tools (they persist
+    // cursor state) and the six new read tools, which may write rebuildable caches.
+    const readOnly = READ_ONLY_TOOLS.includes(tool.name);
+    assert.equal(tool.annotations?.readOnlyHint, readOnly, `${tool.name}: readOnlyHint`);
   }
   if (tools[0].annotations?.requiredScope === undefined) {
     t.diagnostic('note: the SDK client drops annotations.requiredScope (not an MCP-defined key); hosts built on it never see it');

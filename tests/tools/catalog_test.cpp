@@ -57,9 +57,11 @@ TEST_CASE("the catalogue is the seeds' order of the implemented tools") {
   const std::vector<std::string> seed_000{
       "get", "inspect", "list_collections", "list_indexes", "find", "count_documents", "distinct", "cursor_open",
       "cursor_next", "cursor_close", "describe", "dump", "verify", "validate", "explain", "suggest_indexes",
-      "diagnose", "search", "search_index_status", "vsearch", "vstale", "insert", "insert_many", "import_jsonl", "replace", "delete", "update_one", "update_many",
-      "delete_many", "find_one_and_update", "bulk_write", "define_collection", "create_collection", "create_index",
-      "create_named_index", "drop_index", "define_search_index", "drop_search_index", "rebuild_search_index", "plan_update", "apply", "rollback", "vsync", "drop_collection"};
+      "diagnose", "search", "search_index_status", "vsearch", "vstale", "context_pack", "insert", "insert_many",
+      "import_jsonl", "replace", "delete", "update_one", "update_many", "delete_many", "find_one_and_update",
+      "bulk_write", "define_collection", "create_collection", "create_index", "create_named_index", "drop_index",
+      "define_search_index", "drop_search_index", "rebuild_search_index", "markdown_set_section",
+      "markdown_patch_frontmatter", "plan_update", "apply", "rollback", "vsync", "drop_collection"};
   const std::vector<std::string> seed_003{"getActiveSql", "getActiveConnectionContext", "getSchemaSummary",
                                           "getTableIndexes", "explainSql", "getLatestSqlExecutionError",
                                           "proposeSqlEdit", "executeSql"};
@@ -116,10 +118,12 @@ TEST_CASE("the decoder accepts every declared parameter of its type and refuses 
   }
 }
 
-TEST_CASE("idempotentHint is true for exactly the read-only tools and delete") {
+TEST_CASE("idempotentHint is true for exactly the read-only tools, delete and the two Markdown edits") {
   for (const auto& t : tools::document_tools(std::make_shared<engine::store_registry>())) {
     CAPTURE(t.name);
-    CHECK(t.hints.idempotent == (t.hints.read_only || t.name == "delete"));
+    const bool markdown_edit = t.name == "markdown_set_section" || t.name == "markdown_patch_frontmatter";
+    CHECK(t.hints.idempotent == (t.hints.read_only || t.name == "delete" || markdown_edit));
+    if (markdown_edit) CHECK(t.hints.destructive);
   }
 }
 

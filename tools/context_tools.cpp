@@ -1,0 +1,66 @@
+// The context_pack tool of seeds/000 (scope `read`): a token-budgeted, cited context bundle
+// (docs/context-packs.md). Its result is two texts: the pack as Markdown, then the citations
+// and the count as JSON.
+#include "common/json.hpp"
+#include "engine/context/context_pack.hpp"
+#include "engine/value/ejson.hpp"
+#include "tools/catalog.hpp"
+
+namespace omgdb::tools {
+namespace bj = boost::json;
+
+namespace {
+
+struct context_pack_args : in_collection {
+  std::string field;
+  std::string query;
+  std::uint64_t budget = 1000;
+  engine::document filter;
+  void fields(arg_list& a) {
+    a.required("field", field, {"The text field to quote (a dotted path); `text` for imported Markdown."});
+    a.required("query", query, {"What the pack should answer, in words.", {}, std::uint64_t{4096}});
+    a.optional("budget", budget, {"Most tokens the pack's Markdown may hold.", 1, engine::context::k_max_budget, "1000"});
+    a.optional("filter", filter, {"MongoDB-style filter choosing the candidate documents; {} (default) is all."});
+  }
+};
+
+handler_result context_pack(context_pack_args& a, const call& c) {
+  std::string problem;
+  const auto counter = engine::context::default_counter(&problem);
+  const auto rank = engine::context::make_bm25();
+  engine::context::pack_request req{a.collection, a.field, a.query, a.budget, std::move(a.filter)};
+  OMGDB_TRY(p, engine::context::context_pack(*a.store, req, *counter, *rank, c.scan()));
+  bj::array cites;
+  for (const auto& x : p.citations) {
+    bj::array path;
+    for (const auto& t : x.heading_path) path.emplace_back(t);
+    cites.push_back(bj::object{{"n", x.n},
+                               {"_id", engine::to_boost_json(x.id)},
+                               {"sectionId", x.section_id ? bj::value(*x.section_id) : bj::value(nullptr)},
+                               {"headingPath", std::move(path)},
+                               {"byteStart", x.byte_start},
+                               {"byteEnd", x.byte_end},
+                               {"seq", x.seq},
+                               {"score", x.score}});
+  }
+  bj::object meta{{"citations", std::move(cites)},
+                  {"tokens", bj::object{{"counter", p.counter}, {"total", p.tokens}, {"budget", p.budget}}},
+                  {"ranking", p.ranking},
+                  {"candidates", p.candidates},
+                  {"chunks", p.chunks},
+                  {"matchedChunks", p.matched_chunks}};
+  if (!problem.empty()) meta["note"] = "the o200k rank file was not used: " + problem;
+  mcp::tool_result out = mcp::tool_result::text(p.text);
+  out.texts.push_back(json::serialize(meta));
+  return out;
+}
+
+}  // namespace
+
+const tool_def context_pack_tool = define<context_pack_args>(
+    {"context_pack",
+     "Token-budgeted, cited context bundle (docs/context-packs.md); `budget` defaults to 1000 tokens.",
+     {false, false, false}, auth::scope::read},
+    context_pack);
+
+}  // namespace omgdb::tools
