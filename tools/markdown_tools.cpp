@@ -70,11 +70,11 @@ using auth::scope;
 const tool_def markdown_set_section_tool = define<set_section_args>(
     {"markdown_set_section", "Replace one imported-Markdown section body and refresh `_sections`.", markdown_edit,
      scope::read_write},
-    set_section);
+    set_section, mcp::result_shape::json_object);
 const tool_def markdown_patch_frontmatter_tool = define<patch_frontmatter_args>(
     {"markdown_patch_frontmatter",
      "Patch (and optionally remove) frontmatter fields on an imported Markdown document.", markdown_edit,
      scope::read_write},
-    patch_frontmatter);
+    patch_frontmatter, mcp::result_shape::json_object);
 
 }  // namespace omgdb::tools
