@@ -3,7 +3,7 @@
 // Input: line 1 a pipeline (a JSON array of stages), further lines documents of collection
 // `c`; sixteen more are generated from the pipeline's names and values, split between `c`
 // and `o` (for $lookup, $unionWith). The pipeline runs over a memory_provider with a 1 MiB
-// per-stage bound; whatever it outputs must be written as strict JSON objects, and a second run with the same seed and clock gives the same output.
+// per-stage bound; whatever it outputs must be written as JSON objects, and a second run with the same seed and clock gives the same output.
 #include "engine/aggregate/pipeline.hpp"
 #include "fuzz/fuzz_docs.hpp"
 #include "fuzz/fuzz_target.hpp"
@@ -61,8 +61,9 @@ OMGDB_FUZZ_TARGET(aggregate) {
   for (auto line : fuzz::lines_of(first.text, k_max_output)) {
     // Strict JSON; not necessarily readable as Extended JSON again: a computed field may be
     // named like a wrapper ({"$oid": 5}), which Extended JSON cannot tell from one.
-    auto back = json::parse_strict(line);
-    OMGDB_FUZZ_CHECK(k_name, back.ok() && back->is_object(), std::string(line));
+    // Duplicate names are kept (documents may repeat a field), so not parse_strict.
+    auto back = json::parse(line);
+    OMGDB_FUZZ_CHECK(k_name, back.ok() && back->value.is_object(), std::string(line));
   }
   const run_output second = run(provider, pipeline->as_array());
   OMGDB_FUZZ_CHECK(k_name, second.ok && second.text == first.text, to_json(*pipeline));

@@ -74,6 +74,8 @@ std::string with_store(std::string_view line, const std::string& path) {
 }
 
 void check_message(const mcp::outgoing& m) {
+  static const bool verbose = std::getenv("OMGDB_FUZZ_VERBOSE") != nullptr;
+  if (verbose) std::fprintf(stderr, "< %s\n", m.text.c_str());
   if (m.kind == mcp::message_kind::abandoned) {
     OMGDB_FUZZ_CHECK(k_name, m.text.empty(), m.text);
     return;
