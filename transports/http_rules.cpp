@@ -290,7 +290,11 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
     if (req.has_body()) r.close = true;  // the body was not read
     return r;
   };
-  if (!req.host) return finish(json_error(400, -32000, "Bad Request: the Host header is required"));
+  if (!req.host) {
+    http_reply r = json_error(400, -32000, "Bad Request: the Host header is required");
+    if (req.has_body()) r.close = true;
+    return r;  // no CORS headers before the Origin is checked
+  }
   if (!policy.origins.host_allowed(*req.host)) {
     http_reply r = json_error(403, -32000, "Forbidden: Host `" + printable(*req.host) +
                                                "` is not allowed (use a loopback name with the port, or --allow-host)");
