@@ -89,6 +89,15 @@ void check_message(const mcp::outgoing& m) {
 
 }  // namespace
 
+#if defined(OMGDB_LIBFUZZER)
+// The store is created before the first input, outside libFuzzer's per-input timeout (its
+// fsyncs can take seconds on a busy disk).
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  the_fixture();
+  return 0;
+}
+#endif
+
 OMGDB_FUZZ_TARGET(rpc_session) {
   fixture& f = the_fixture();
   auto s = std::make_shared<mcp::session>(*f.server, auth::scope::read_write, [](mcp::outgoing m) { check_message(m); });
