@@ -7,6 +7,10 @@
 #   make test       build and run every test (unit, transcripts, seed session, CLI, HTTP,
 #                   TypeScript SDK interop, differential against mingo, crash and restart)
 #   make test-asan  the same tests on an AddressSanitizer + UBSan build (build/asan)
+#   make test-tsan  the concurrent suites (sessions, worker pool, HTTP sessions, stdio, approvals)
+#                   on a ThreadSanitizer build (build/tsan)
+#   make fuzz-build the libFuzzer targets with ASan + UBSan (clang, build/fuzz; docs/testing.md)
+#   make fuzz       run each target FUZZ_SECONDS seconds (default 60) under nice; FUZZ_TARGETS=…
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
 #   make bench-http HTTP and stdio calls vs the TypeScript SDK and a bare Beast echo server
 #   make package    the Debian package (CPack): build/release/omgdb_<version>_<arch>.deb
@@ -26,7 +30,13 @@ TOKEN_FILE ?= $(HOME)/.config/omgdb/http-token
 # otherwise; a STORE given elsewhere makes its directory the store root instead.
 STORE_ROOT := $(if $(filter file,$(origin STORE)),,$(abspath $(dir $(STORE))))
 
-.PHONY: deps configure build run test test-asan bench bench-http package image clean
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+# The concurrent suites: the session and its worker pool (mcp), HTTP sessions and the stdio
+# line reader (transports), approvals and the SQL service (sql).
+TSAN_TESTS ?= ^(mcp_unit|transports_unit|sql_unit)$$
+
+.PHONY: deps configure build run test test-asan test-tsan fuzz-build fuzz bench bench-http package image clean
 
 deps:
 	@bash scripts/deps.sh
@@ -54,6 +64,20 @@ test: build
 
 test-asan:
 	$(MAKE) test PRESET=asan
+
+test-tsan: deps
+	@if [ ! -f build/tsan/CMakeCache.txt ]; then cmake --preset tsan; fi
+	cmake --build --preset tsan -j $(JOBS) --target mcp_tests transports_tests sql_tests
+	ctest --preset tsan -j $(JOBS) -R '$(TSAN_TESTS)'
+
+# clang-14 and its libFuzzer/ASan/UBSan runtimes: installed here only, never for `make test`.
+fuzz-build:
+	@OMGDB_DEPS_EXTRA="clang-14 libclang-rt-14-dev" bash scripts/deps.sh
+	@if [ ! -f build/fuzz/CMakeCache.txt ]; then cmake --preset fuzz; fi
+	cmake --build --preset fuzz -j $(JOBS) --target fuzz_all
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh build/fuzz $(FUZZ_TARGETS)
 
 bench: build
 	bash bench/run.sh $(OMGDB)

@@ -18,6 +18,17 @@ namespace {
 
 char lower_char(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
+// A header value echoed in an error message: bytes outside printable ASCII become '?' (a
+// Host of invalid UTF-8 would otherwise make the JSON body unreadable), at most 100 of them.
+std::string printable(std::string_view s) {
+  std::string out(s.substr(0, 100));
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '?';
+  }
+  if (s.size() > 100) out += "...";
+  return out;
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   if (a == b) return true;  // the usual case: sent in the spelling compared with
@@ -281,9 +292,13 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
     if (req.has_body()) r.close = true;  // the body was not read
     return r;
   };
-  if (!req.host) return finish(json_error(400, -32000, "Bad Request: the Host header is required"));
+  if (!req.host) {
+    http_reply r = json_error(400, -32000, "Bad Request: the Host header is required");
+    if (req.has_body()) r.close = true;
+    return r;  // no CORS headers before the Origin is checked
+  }
   if (!policy.origins.host_allowed(*req.host)) {
-    http_reply r = json_error(403, -32000, "Forbidden: Host `" + *req.host +
+    http_reply r = json_error(403, -32000, "Forbidden: Host `" + printable(*req.host) +
                                                "` is not allowed (use a loopback name with the port, or --allow-host)");
     if (req.has_body()) r.close = true;
     return r;  // no CORS headers for a refused host

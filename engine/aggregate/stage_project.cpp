@@ -9,19 +9,22 @@
 namespace omgdb::engine::aggregate_detail {
 namespace {
 
+// Each node carries its own name: a vector of pair<string, include_node> would need
+// include_node complete inside its own definition (clang refuses it).
 struct include_node {
   bool leaf = false;
-  std::vector<std::pair<std::string, include_node>> children;
-  include_node& child(const std::string& name) {
-    for (auto& [n, c] : children) {
-      if (n == name) return c;
+  std::vector<include_node> children;
+  std::string name;  // in the parent's `children`
+  include_node& child(const std::string& field) {
+    for (auto& c : children) {
+      if (c.name == field) return c;
     }
-    children.emplace_back(name, include_node{});
-    return children.back().second;
+    children.push_back(include_node{false, {}, field});
+    return children.back();
   }
-  const include_node* find(const std::string& name) const {
-    for (const auto& [n, c] : children) {
-      if (n == name) return &c;
+  const include_node* find(const std::string& field) const {
+    for (const auto& c : children) {
+      if (c.name == field) return &c;
     }
     return nullptr;
   }
@@ -197,7 +200,7 @@ result<stage_ptr> compile_project(const value& spec, const compile_ctx& ctx) {
     return stage_ptr(s);
   }
   if (!id_set && !id_excluded) {
-    s->included.children.insert(s->included.children.begin(), {"_id", include_node{true, {}}});
+    s->included.children.insert(s->included.children.begin(), include_node{true, {}, "_id"});
   }
   return stage_ptr(s);
 }

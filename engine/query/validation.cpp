@@ -20,7 +20,13 @@ struct rules::node {
   std::optional<filter_detail::regex_matcher> pattern;
   std::string pattern_text;
   std::vector<std::string> required;
-  std::vector<std::pair<std::string, node>> properties;
+  struct property;  // a pair<string, node> here would need node complete (clang refuses it)
+  std::vector<property> properties;
+};
+
+struct rules::node::property {
+  std::string name;
+  node child;
 };
 
 namespace {
@@ -127,7 +133,7 @@ result<node> compile_node(const document& spec, const std::string& where, bool r
         if (!p.val.is_document()) return make_error(at + "." + p.name + " must be an object (a schema)");
         auto child = compile_node(p.val.as_document(), at + "." + p.name, false);
         if (!child) return std::move(child).error();
-        n.properties.emplace_back(p.name, std::move(*child));
+        n.properties.push_back(node::property{p.name, std::move(*child)});
       }
     } else if (f.name == "title" || f.name == "description") {
       // annotations only

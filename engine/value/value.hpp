@@ -89,24 +89,24 @@ class value {
                                decimal128, min_key, max_key>;
 
   value() = default;  // null
-  value(null_t) {}
-  value(bool b) : v_(b) {}
-  value(std::int32_t i) : v_(i) {}
-  value(std::int64_t i) : v_(i) {}
-  value(double d) : v_(d) {}
-  value(std::string s) : v_(std::move(s)) {}
-  value(std::string_view s) : v_(std::string(s)) {}
-  value(const char* s) : v_(std::string(s)) {}
-  value(document d) : v_(std::move(d)) {}
-  value(array a) : v_(std::move(a)) {}
-  value(object_id o) : v_(o) {}
-  value(date_time d) : v_(d) {}
-  value(timestamp t) : v_(t) {}
-  value(binary b) : v_(std::move(b)) {}
-  value(regex r) : v_(std::move(r)) {}
-  value(decimal128 d) : v_(d) {}
-  value(min_key k) : v_(k) {}
-  value(max_key k) : v_(k) {}
+  value(null_t);
+  value(bool b);
+  value(std::int32_t i);
+  value(std::int64_t i);
+  value(double d);
+  value(std::string s);
+  value(std::string_view s);
+  value(const char* s);
+  value(document d);
+  value(array a);
+  value(object_id o);
+  value(date_time d);
+  value(timestamp t);
+  value(binary b);
+  value(regex r);
+  value(decimal128 d);
+  value(min_key k);
+  value(max_key k);
 
   kind type() const noexcept;
 
@@ -147,6 +147,27 @@ struct field {
   std::string name;
   value val;
 };
+
+// value's constructors, defined once `field` is complete: building the variant needs the
+// destructor of `document` (std::vector<field>), which clang instantiates at the definition.
+inline value::value(null_t) {}
+inline value::value(bool b) : v_(b) {}
+inline value::value(std::int32_t i) : v_(i) {}
+inline value::value(std::int64_t i) : v_(i) {}
+inline value::value(double d) : v_(d) {}
+inline value::value(std::string s) : v_(std::move(s)) {}
+inline value::value(std::string_view s) : v_(std::string(s)) {}
+inline value::value(const char* s) : v_(std::string(s)) {}
+inline value::value(document d) : v_(std::move(d)) {}
+inline value::value(array a) : v_(std::move(a)) {}
+inline value::value(object_id o) : v_(o) {}
+inline value::value(date_time d) : v_(d) {}
+inline value::value(timestamp t) : v_(t) {}
+inline value::value(binary b) : v_(std::move(b)) {}
+inline value::value(regex r) : v_(std::move(r)) {}
+inline value::value(decimal128 d) : v_(d) {}
+inline value::value(min_key k) : v_(k) {}
+inline value::value(max_key k) : v_(k) {}
 
 // Total order of BSON values as MongoDB sorts them (bson-type-comparison-order): MinKey <
 // null < numbers (compared by value across int32/int64/double/decimal) < strings (binary

@@ -1,0 +1,195 @@
+// Fuzz target 7: an HTTP request head through the gate, and the header parsers behind it.
+//
+// Input: a request head as text — "METHOD TARGET HTTP/1.x", then "Name: value" lines. The
+// headers the connection copies (transports/http_connection.cpp, fill_view: Host, Origin,
+// Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID,
+// Access-Control-Request-Method, Transfer-Encoding, Content-Length) fill a request_view, which
+// goes through framing_refusal, screen (with and without a token, with an allowed origin and
+// host), screen_ops, note_credential and add_cors; then each header through its parser
+// (parse_accept, media_type_is, normalize_origin, is_loopback_host, bearer_token_of,
+// parse_listen_address, query_carries_credential). Every refusal is a real HTTP status with
+// a JSON body a client can read, CORS headers name only an allowed Origin; a request the gate lets through with a token carries it.
+#include <cctype>
+#include <charconv>
+
+#include "auth/origin.hpp"
+#include "auth/token.hpp"
+#include "common/json.hpp"
+#include "fuzz/fuzz_docs.hpp"
+#include "fuzz/fuzz_target.hpp"
+#include "transports/http_rules.hpp"
+
+using namespace omgdb;
+using namespace omgdb::transports::http;
+
+namespace {
+
+constexpr const char* k_name = "http_screen";
+constexpr std::string_view k_token = "0123456789abcdef0123456789abcdef0123456789abcdef";
+
+bool same_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+request_view view_of(std::string_view text) {
+  request_view v;
+  auto lines = fuzz::lines_of(text, 40);
+  if (lines.empty()) return v;
+  std::string_view first = trim(lines[0]);
+  auto sp = first.find(' ');
+  v.method = std::string(first.substr(0, sp));
+  if (sp != std::string_view::npos) {
+    std::string_view rest = first.substr(sp + 1);
+    auto sp2 = rest.find(' ');
+    v.target = std::string(rest.substr(0, sp2));
+    if (sp2 != std::string_view::npos && trim(rest.substr(sp2 + 1)) == "HTTP/1.0") v.version = 10;
+  }
+  struct slot {
+    std::string_view name;
+    std::optional<std::string>* field;
+  } slots[] = {{"Host", &v.host},
+               {"Origin", &v.origin},
+               {"Authorization", &v.authorization},
+               {"Content-Type", &v.content_type},
+               {"Accept", &v.accept},
+               {"Mcp-Session-Id", &v.session_id},
+               {"MCP-Protocol-Version", &v.protocol_version},
+               {"Last-Event-ID", &v.last_event_id},
+               {"Access-Control-Request-Method", &v.cors_request_method}};
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    auto colon = lines[i].find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view name = trim(lines[i].substr(0, colon));
+    std::string_view val = trim(lines[i].substr(colon + 1));
+    // Beast refuses a head with CR, LF or NUL inside a field value: none reaches fill_view.
+    if (val.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos) continue;
+    if (same_name(name, "Transfer-Encoding")) {
+      if (!v.transfer_encoding) v.transfer_encoding.emplace();
+      else v.transfer_encoding->append(", ");
+      v.transfer_encoding->append(val);
+    } else if (same_name(name, "Content-Length")) {
+      std::uint64_t n = 0;
+      auto [p, ec] = std::from_chars(val.data(), val.data() + val.size(), n);
+      if (ec == std::errc() && p == val.data() + val.size()) v.content_length = n;
+    } else if (same_name(name, "Connection")) {
+      v.keep_alive = !same_name(val, "close");
+    } else {
+      for (auto& s : slots) {
+        if (same_name(name, s.name) && !s.field->has_value()) *s.field = std::string(val);
+      }
+    }
+  }
+  if (v.transfer_encoding) {
+    std::string_view te = trim(*v.transfer_encoding);
+    v.chunked = te.size() >= 7 && same_name(te.substr(te.size() - 7), "chunked");
+  }
+  return v;
+}
+
+void check_reply(const http_reply& r, std::string_view what, const gate_policy* p = nullptr,
+                 const request_view* v = nullptr) {
+  OMGDB_FUZZ_CHECK(k_name, r.status >= 100 && r.status <= 599, std::string(what));
+  for (const auto& [name, value] : r.headers) {
+    if (p && v && name == "Access-Control-Allow-Origin") {
+      // CORS only ever names an Origin the policy allows.
+      OMGDB_FUZZ_CHECK(k_name, p->origins.origin_allowed(v->origin), "CORS for a refused Origin: " + value);
+    }
+    OMGDB_FUZZ_CHECK(k_name, name.find_first_of("\r\n") == std::string::npos, name);
+    OMGDB_FUZZ_CHECK(k_name, value.find_first_of("\r\n") == std::string::npos, "header injection: " + value);
+  }
+  if (!r.body.empty() && r.body.front() == '{') {
+    OMGDB_FUZZ_CHECK(k_name, json::parse_strict(r.body).ok(), r.body);
+  }
+}
+
+const gate_policy& policy(int which) {
+  static const gate_policy policies[] = {
+      [] {
+        gate_policy p;
+        p.origins.port = 41922;
+        p.tokens.add(auth::named_token{"main", auth::sha256(k_token), auth::scope::read_write});
+        p.tokens.add(auth::named_token{"reader", auth::sha256("reader-token-reader-token-reader-token"), auth::scope::read});
+        return p;
+      }(),
+      [] {
+        gate_policy p;
+        p.origins.port = 8080;
+        p.origins.allowed_origins = {"https://tunnel.example"};
+        p.origins.allowed_hosts = {"tunnel.example"};
+        p.no_auth = true;
+        p.max_body_bytes = 1024;
+        return p;
+      }()};
+  return policies[which];
+}
+
+}  // namespace
+
+OMGDB_FUZZ_TARGET(http_screen) {
+  const auto text = fuzz::text_of(data, size);
+  request_view v = view_of(text);
+
+  if (auto r = framing_refusal(v)) {
+    check_reply(*r, "framing");
+    OMGDB_FUZZ_CHECK(k_name, r->close, "a framing refusal keeps the connection");
+  }
+  for (int which : {0, 1}) {
+    const gate_policy& p = policy(which);
+    credential_memo memo;
+    for (int pass = 0; pass < 2; ++pass) {  // the second pass answers from the memo
+      auto r = screen(v, p, &memo);
+      if (r) {
+        check_reply(*r, "screen", &p, &v);
+      } else if (!p.no_auth) {
+        // Through the gate with auth on: the request carried a valid token.
+        auto verdict = p.tokens.judge(v.authorization);
+        OMGDB_FUZZ_CHECK(k_name, verdict.cred == auth::credential::valid || v.method == "OPTIONS",
+                         "let through without a valid token: " + std::string(text));
+      }
+      if (!r) {
+        request_view copy = v;
+        note_credential(copy, p, &memo);
+        http_reply ok = json_body(200, "{}");
+        add_cors(ok, copy);
+        check_reply(ok, "cors", &p, &copy);
+      }
+    }
+    auto which_ops = ops_endpoint_of(v);
+    if (which_ops != ops_endpoint::none) {
+      if (auto r = screen_ops(v, p, which_ops)) check_reply(*r, "ops", &p, &v);
+    }
+  }
+
+  (void)parse_accept(v.accept);
+  if (v.content_type) (void)media_type_is(*v.content_type, "application/json");
+  (void)path_of(v.target);
+  (void)query_carries_credential(v.target);
+  if (v.protocol_version) (void)supported_protocol_version(*v.protocol_version);
+  if (v.origin) {
+    if (auto o = auth::normalize_origin(*v.origin)) {
+      // Normalising is idempotent.
+      auto again = auth::normalize_origin(*o);
+      OMGDB_FUZZ_CHECK(k_name, again && *again == *o, *o);
+    }
+  }
+  if (v.host) {
+    (void)auth::is_loopback_host(*v.host);
+    (void)auth::parse_listen_address(*v.host);
+  }
+  if (v.authorization) (void)auth::bearer_token_of(*v.authorization);
+  std::string head;
+  http_reply plain = json_body(200, std::string(v.target));
+  (void)ok_reply_head(head, plain, v.version, v.keep_alive);
+  (void)sse_frame(1, v.target);
+  return 0;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets one after another (`make fuzz`; docs/testing.md).
+#
+#   fuzz/run.sh BUILD_DIR [target…]      FUZZ_SECONDS per target (default 60)
+#
+# Each target runs under `nice -n 19` over its committed seeds (fuzz/corpus/<name>/) and its
+# working corpus (BUILD_DIR/corpus/<name>/, where new inputs go; the seeds stay as they are),
+# with its dictionary (fuzz/dict/<name>.dict) when there is one. A crash, leak, timeout or
+# failed check lands in BUILD_DIR/findings/<name>/: minimise it, fix it, and keep it under
+# fuzz/regressions/<name>/ so that `make test` replays it. The table printed at the end
+# gives each target's executions, exec/s and coverage (cov, ft) from libFuzzer's last lines;
+# the whole output is in BUILD_DIR/logs/<name>.log.
+set -uo pipefail
+build=${1:?usage: fuzz/run.sh BUILD_DIR [target…]}
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+seconds=${FUZZ_SECONDS:-60}
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in "$here"/*.cpp; do
+    n=$(basename "$f" .cpp)
+    [ "$n" = replay_main ] || targets+=("$n")
+  done
+fi
+status=0
+table=$(printf '%-14s %10s %8s %7s %7s  %s' target execs exec/s cov ft result)
+for t in "${targets[@]}"; do
+  bin="$build/fuzz/fuzz_$t"
+  if [ ! -x "$bin" ]; then
+    echo "fuzz: $bin is missing (make fuzz-build)" >&2
+    status=1
+    continue
+  fi
+  work="$build/corpus/$t"
+  findings="$build/findings/$t"
+  mkdir -p "$work" "$findings" "$build/logs"
+  # A per-input timeout is a finding; rpc_session's inputs open a store and fsync, which a
+  # busy disk can stretch to seconds, so it gets more.
+  limit=${FUZZ_TIMEOUT:-10}
+  [ "$t" = rpc_session ] && limit=${FUZZ_TIMEOUT:-60}
+  args=(-max_total_time="$seconds" -timeout="$limit" -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1
+        -artifact_prefix="$findings/")
+  [ -f "$here/dict/$t.dict" ] && args+=(-dict="$here/dict/$t.dict")
+  seeds=()
+  [ -d "$here/corpus/$t" ] && seeds+=("$here/corpus/$t")
+  log="$build/logs/$t.log"
+  echo "fuzz: $t for ${seconds}s (log $log)" >&2
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    nice -n 19 "$bin" "${args[@]}" "$work" "${seeds[@]}" >"$log" 2>&1
+  rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
+  ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
+  result=ok
+  if [ $rc -ne 0 ]; then
+    result="FOUND (exit $rc): $findings/$(ls -t "$findings" | head -1)"
+    status=1
+  fi
+  table+=$'\n'$(printf '%-14s %10s %8s %7s %7s  %s' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$result")
+done
+echo "$table"
+exit $status
