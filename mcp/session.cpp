@@ -44,6 +44,22 @@ std::string result_envelope(const bj::value& id, const tool_result& r) {
 
 }  // namespace
 
+namespace {
+// Sets the call's flag, recording `why` unless an earlier reason was recorded.
+template <class Call>
+void cancel_call(Call& c, cancel_reason why) {
+  cancel_reason none = cancel_reason::none;
+  c.reason.compare_exchange_strong(none, why);
+  c.cancelled = true;
+}
+// A call cancelled for its client (by it, or because it went away) gets no response; a call
+// stopped by its deadline answers with the error saying so.
+template <class Call>
+bool answer_dropped(const Call& c) {
+  return c.cancelled && c.reason.load() != cancel_reason::deadline;
+}
+}  // namespace
+
 struct session::call_state {
   bj::value id;
   std::string key;  // serialized id
@@ -51,6 +67,7 @@ struct session::call_state {
   bj::object args;
   bj::value progress_token;  // null when absent
   std::atomic<bool> cancelled{false};
+  std::atomic<cancel_reason> reason{cancel_reason::none};  // why `cancelled` was set
   std::mutex progress_mu;
   double last_progress = -1;
   double last_total = 0;
@@ -213,7 +230,7 @@ void session::on_cancelled(const bj::object& params) {
     std::lock_guard lock(mu_);
     auto [b, e] = calls_.equal_range(key);
     for (auto c = b; c != e; ++c) {
-      c->second->cancelled = true;
+      cancel_call(*c->second, cancel_reason::client);
       found = true;
     }
   }
@@ -272,7 +289,7 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   // needs (a store being opened), and a queued call should not be overtaken indefinitely.
   if (may_run_inline(*t, call->args)) return run_call(call, true);
   auto self = shared_from_this();
-  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); });
+  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, this);
   if (!queued) {
     finish_call(call, std::string());
     fail("server busy: " + std::to_string(server_.pool().max_queue()) +
@@ -309,7 +326,11 @@ void session::note_warm(const tool& t, const bj::object& args) {
 
 void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run) {
   if (call->cancelled) return finish_call(call, std::string());
+  std::chrono::milliseconds timeout = server_.options().call_timeout;
+  if (timeout.count() > 0 && call->target->waits_for_person) timeout += server_.options().person_wait;
   call_context ctx;
+  ctx.cancel_why = &call->reason;
+  ctx.deadline = timeout;
   ctx.scope = ceiling_;
   ctx.cancelled = &call->cancelled;
   ctx.max_result_bytes = server_.options().max_result_bytes;
@@ -347,6 +368,21 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   ctx.progress(0, 0, "started");
   tool_result r;
   auto started = std::chrono::steady_clock::now();
+  std::uint64_t ticket = 0;
+  if (timeout.count() > 0) {
+    // The timer holds the call weakly: a call that ended is not kept alive by its deadline.
+    std::weak_ptr<call_state> weak = call;
+    ticket = server_.deadlines().arm(started + timeout, [weak] {
+      if (auto c = weak.lock()) cancel_call(*c, cancel_reason::deadline);
+    });
+  }
+  struct disarm_at_exit {
+    deadline_timer& timer;
+    std::uint64_t ticket;
+    ~disarm_at_exit() {
+      if (ticket != 0) timer.disarm(ticket);
+    }
+  } disarm{server_.deadlines(), ticket};
   try {
     r = call->target->handler(call->args, ctx);
   } catch (const std::bad_alloc&) {
@@ -361,7 +397,7 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   if (const auto& observe = server_.options().on_call) {
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load()});
   }
-  if (call->cancelled) return finish_call(call, std::string());
+  if (answer_dropped(*call)) return finish_call(call, std::string());
   if (log::enabled(log::level::debug) || static_cast<int>(log_level::debug) >= log_level_.load()) {
     ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
                                   (r.is_error ? " (error)" : ""));
@@ -387,7 +423,14 @@ void session::end_of_input() { client_gone_ = true; }
 void session::cancel_all() {
   client_gone_ = true;
   std::lock_guard lock(mu_);
-  for (auto& [k, c] : calls_) c->cancelled = true;
+  for (auto& [k, c] : calls_) cancel_call(*c, cancel_reason::client_gone);
+}
+
+bool session::cancel_request(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto [b, e] = calls_.equal_range(key);
+  for (auto c = b; c != e; ++c) cancel_call(*c->second, cancel_reason::client_gone);
+  return b != e;
 }
 
 void session::wait_idle() {
