@@ -289,7 +289,9 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   // needs (a store being opened), and a queued call should not be overtaken indefinitely.
   if (may_run_inline(*t, call->args)) return run_call(call, true);
   auto self = shared_from_this();
-  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, this);
+  // A quick tool (bounded, never waits) does not count against the session's share of the
+  // workers, so it is never stuck behind the session's own long call.
+  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, t->quick ? nullptr : this);
   if (!queued) {
     finish_call(call, std::string());
     fail("server busy: " + std::to_string(server_.pool().max_queue()) +
@@ -376,13 +378,6 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
       if (auto c = weak.lock()) cancel_call(*c, cancel_reason::deadline);
     });
   }
-  struct disarm_at_exit {
-    deadline_timer& timer;
-    std::uint64_t ticket;
-    ~disarm_at_exit() {
-      if (ticket != 0) timer.disarm(ticket);
-    }
-  } disarm{server_.deadlines(), ticket};
   try {
     r = call->target->handler(call->args, ctx);
   } catch (const std::bad_alloc&) {
@@ -392,6 +387,9 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   } catch (...) {
     r = tool_result::failure("internal error in `" + call->target->name + "`");
   }
+  // Every exception was caught above: the deadline is disarmed on every path, before the call
+  // counts as finished.
+  if (ticket != 0) server_.deadlines().disarm(ticket);
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
   if (!inline_run) note_warm(*call->target, call->args);  // inline: warm already
   if (const auto& observe = server_.options().on_call) {
