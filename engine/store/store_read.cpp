@@ -280,8 +280,9 @@ result<find_page> store::find(std::string_view collection, const find_options& o
       if (held > options.max_sort_bytes) {
         too_big = make_error("sorting by " + to_json(options.sort) + " without an index in that order holds the sort keys "
                              "of skip + limit documents (" + std::to_string(all.size()) + " so far, more than " +
-                             std::to_string(options.max_sort_bytes) + " bytes, the sort memory limit): create an "
-                             "index on the sort fields, pass a smaller `skip` and a `limit`, or narrow the filter",
+                             std::to_string(options.max_sort_bytes) + " bytes, the sort memory limit): pass a "
+                             "`limit` (with an index on the sort fields the sort then streams in its order) and a "
+                             "smaller `skip`, or narrow the filter",
                              failure_kind::limit_exceeded);
         return false;
       }

@@ -26,7 +26,7 @@ std::vector<std::int64_t> ks(const std::string& ndjson) {
   while (start < ndjson.size()) {
     auto end = ndjson.find('\n', start);
     auto d = doc(std::string_view(ndjson).substr(start, end - start));
-    out.push_back(find_field(d, "k")->as_int64());
+    out.push_back(static_cast<std::int64_t>(find_field(d, "k")->number_as_double()));
     start = end + 1;
   }
   return out;
@@ -60,19 +60,19 @@ TEST_CASE("a sort whose kept keys pass the sort memory limit is refused naming t
   CHECK(page.error().kind == failure_kind::limit_exceeded);
   const std::string& m = page.error().message;
   CHECK(m.starts_with(R"(sorting by {"s":1} without an index in that order holds the sort keys of skip + limit documents)"));
-  CHECK(m.find("more than 1048576 bytes, the sort memory limit): create an index on the sort fields, pass a "
-               "smaller `skip` and a `limit`, or narrow the filter") != std::string::npos);
+  CHECK(m.find("more than 1048576 bytes, the sort memory limit): pass a `limit` (with an index on the sort "
+               "fields the sort then streams in its order) and a smaller `skip`, or narrow the filter") != std::string::npos);
   // With a limit only the top k are kept, so the same sort fits.
   o.limit = 5;
   auto top = s->find("c", o);
   REQUIRE_MESSAGE(top.ok(), (top.ok() ? "" : top.error().message));
   CHECK(top->returned == 5);
-  // And an index in the sort's order streams instead of holding anything.
+  // And with an index in the sort's order a large limit streams instead of holding keys.
   store::index_spec by_s;
   by_s.fields.push_back({"s", false});
   auto made = s->create_index("c", by_s);
   REQUIRE_MESSAGE(made.ok(), (made.ok() ? "" : made.error().message));
-  o.limit.reset();
+  o.limit = 1000;
   o.projection = doc(R"({"s":0})");
   auto indexed = s->find("c", o);
   REQUIRE_MESSAGE(indexed.ok(), (indexed.ok() ? "" : indexed.error().message));
