@@ -1,6 +1,7 @@
 // An unindexed find sort is bounded by bytes (issue 16, item 7): it holds sort keys, not
 // documents, keeps only the top skip + limit, and refuses past the sort memory limit with an
 // error naming the limit and what avoids it.
+#include "engine/aggregate/pipeline.hpp"
 #include "tests/engine/store/store_fixture.hpp"
 
 using namespace omgdb;
@@ -81,5 +82,6 @@ TEST_CASE("a sort whose kept keys pass the sort memory limit is refused naming t
 
 TEST_CASE("the sort memory limit is the one 100 MiB figure shared with aggregation") {
   CHECK(find_options{}.max_sort_bytes == k_max_sort_bytes);
+  CHECK(pipeline_options{}.max_stage_bytes == k_max_sort_bytes);
   CHECK(k_max_sort_bytes == std::size_t{100} << 20);
 }
