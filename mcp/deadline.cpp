@@ -62,8 +62,9 @@ void deadline_timer::run() {
       continue;
     }
     auto first = queue_.begin();
-    if (clock::now() < first->first) {
-      cv_.wait_until(lock, first->first);
+    if (const clock::time_point when = first->first; clock::now() < when) {
+      // A copy: the entry may be disarmed (erased) while this waits without the lock.
+      cv_.wait_until(lock, when);
       continue;
     }
     auto [ticket, fire] = std::move(first->second);
