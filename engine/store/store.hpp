@@ -54,8 +54,6 @@ struct find_options {
   document sort;                        // empty: `_id` ascending
   std::uint64_t skip = 0;
   std::optional<std::uint64_t> limit;   // none or 0: no limit (MongoDB treats 0 as none)
-  // The bytes of sort keys an unindexed sort may hold (k_max_sort_bytes; tests lower it).
-  std::size_t max_sort_bytes = k_max_sort_bytes;
   std::size_t max_bytes = 1 << 20;      // cap on `ndjson`; the page ends at a document boundary
                                         // (a first document larger than the cap is returned
                                         // alone, so paging always advances)
@@ -68,6 +66,9 @@ struct find_options {
   std::optional<document> after_sort_key;
   document projection;                  // engine/query/projection.hpp; {}: whole documents
   // --- end of read side ---
+  // The bytes of sort keys an unindexed sort may hold (k_max_sort_bytes; tests lower it). Last,
+  // so positional initializers of the fields above stay valid.
+  std::size_t max_sort_bytes = k_max_sort_bytes;
 };
 
 struct find_page {
