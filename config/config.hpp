@@ -85,6 +85,10 @@ struct settings {
   auth::scope scope = auth::scope::read_write;  // the server's capability ceiling
   std::size_t max_result_bytes = 1u << 20;       // 1 KiB .. 1 GiB
   std::size_t workers = 0;                       // 0: one per core, at least 2; at most 256
+  // `[limits]`: the per-call deadline (0: none; at most 24 h) and the workers one session may
+  // occupy at once (0: all but one, at least one; at most 256). docs/limits.md.
+  std::chrono::milliseconds call_timeout{60000};
+  std::size_t session_workers = 0;
   // `[stores] roots`: absolute directories. Over HTTP a store `path` must resolve under one of
   // them (auth/paths.hpp); empty: stores are not confined (stdio, the local user's own files).
   std::vector<std::filesystem::path> store_roots;
@@ -131,6 +135,8 @@ struct overrides {
   std::optional<std::string> log_level;
   std::optional<std::size_t> max_result_bytes;
   std::optional<std::size_t> workers;
+  std::optional<std::uint64_t> call_timeout_ms;  // --call-timeout
+  std::optional<std::size_t> session_workers;    // --session-workers
   std::vector<std::string> allow_origins;  // added to the file's
   std::vector<std::string> allow_hosts;    // added to the file's
   std::optional<std::string> state_dir;

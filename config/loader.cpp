@@ -117,6 +117,14 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
   read_scope(r, "scope", s.scope);
   r.count("max_result_bytes", 1024, gib, s.max_result_bytes);
   r.count("workers", 0, 256, s.workers);
+  if (const auto* t = r.table("limits")) {
+    table_reader l(*t, "limits", sink);
+    std::int64_t ms = s.call_timeout.count();
+    l.count("call_timeout_ms", 0, std::int64_t{24} * 3600 * 1000, ms);
+    s.call_timeout = std::chrono::milliseconds(ms);
+    l.count("session_workers", 0, 256, s.session_workers);
+    l.finish();
+  }
   if (const auto* t = r.table("stores")) {
     table_reader st(*t, "stores", sink);
     std::vector<std::string> roots;

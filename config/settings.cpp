@@ -78,7 +78,10 @@ bool same_limits(const http_settings& a, const http_settings& b) {
 std::vector<std::string> changed_sections(const settings& before, const settings& after) {
   std::vector<std::string> out;
   if (before.scope != after.scope) out.emplace_back("scope");
-  if (before.max_result_bytes != after.max_result_bytes || before.workers != after.workers) out.emplace_back("limits");
+  if (before.max_result_bytes != after.max_result_bytes || before.workers != after.workers ||
+      before.call_timeout != after.call_timeout || before.session_workers != after.session_workers) {
+    out.emplace_back("limits");
+  }
   if (before.store_roots != after.store_roots) out.emplace_back("stores.roots");
   if (before.stores_unconfined != after.stores_unconfined) out.emplace_back("stores.unconfined");
   if (before.http.listen != after.http.listen) out.emplace_back("http.listen");

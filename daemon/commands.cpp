@@ -159,8 +159,13 @@ int run_mcp(const mcp_command& cmd) {
   opts.scope = scope;
   opts.max_result_bytes = loaded->max_result_bytes;
   opts.workers = workers_for(loaded->workers, sql.get());
+  opts.call_timeout = loaded->call_timeout;
+  opts.person_wait = loaded->approvals.timeout;
+  opts.session_workers = loaded->session_workers;
   install_observer(opts);
   if (!cmd.http.empty()) return run_mcp_with_http(cmd, *loaded, opts, live, stores, sql);
+  // stdio alone has one session: with no share configured it may use every worker.
+  if (opts.session_workers == 0) opts.session_workers = 256;
   int status = 0;
   {
     mcp::server srv(opts, build_catalogue(live, stores, sql));

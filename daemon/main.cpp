@@ -58,6 +58,12 @@ void add_worker_options(CLI::App* cmd, omgdb::config::overrides& given) {
   cmd->add_option_function<std::size_t>("--workers", [&given](std::size_t v) { given.workers = v; },
                                         "Tool worker threads (default: one per core, at least 2)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{256}));
+  cmd->add_option_function<std::uint64_t>("--call-timeout", [&given](std::uint64_t v) { given.call_timeout_ms = v; },
+                                          "Deadline of every tool call in milliseconds (default 60000; 0: none)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{24} * 3600 * 1000));
+  cmd->add_option_function<std::size_t>("--session-workers", [&given](std::size_t v) { given.session_workers = v; },
+                                        "Workers one session may occupy at once (default 0: all but one)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{256}));
 }
 
 }  // namespace

@@ -95,6 +95,9 @@ int run_serve(const serve_command& cmd) {
   opts.max_result_bytes = s.max_result_bytes;
   opts.workers = workers_for(s.workers, sql.get());
   opts.max_in_flight = s.http.max_in_flight;
+  opts.call_timeout = s.call_timeout;
+  opts.person_wait = s.approvals.timeout;
+  opts.session_workers = s.session_workers;
   install_observer(opts);
   auto calls = std::make_shared<mcp::call_history>();
   record_calls(opts, calls);

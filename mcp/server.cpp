@@ -14,7 +14,10 @@ server::server(server_options options, std::vector<tool> tools)
   }
   std::size_t n = options_.workers;
   if (n == 0) n = std::max<std::size_t>(2, std::thread::hardware_concurrency());
-  pool_ = std::make_unique<worker_pool>(n, options_.max_queue);
+  std::size_t share = options_.session_workers;
+  if (share == 0) share = n > 1 ? n - 1 : 1;
+  deadlines_ = std::make_unique<deadline_timer>();
+  pool_ = std::make_unique<worker_pool>(n, options_.max_queue, share);
 }
 
 const tool* server::find(std::string_view name) const noexcept {

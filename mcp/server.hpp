@@ -2,6 +2,7 @@
 // the server's limits. Transport-agnostic: a transport creates one `session` per client.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "auth/scope.hpp"
+#include "mcp/deadline.hpp"
 #include "mcp/tool.hpp"
 #include "mcp/worker_pool.hpp"
 
@@ -38,6 +40,17 @@ struct server_options {
   std::size_t max_queue = 256;                   // tool calls waiting for a worker
   std::size_t max_in_flight = 0;                 // tool calls one session may have running or queued
                                                  // (0: no per-session limit, only max_queue; stdio)
+  // The per-call deadline, from the moment a call starts on a worker (--call-timeout,
+  // [limits] call_timeout_ms; 0: none). Past it the call's cancellation flag is set and the
+  // call answers `limit_exceeded` (docs/limits.md).
+  std::chrono::milliseconds call_timeout{60000};
+  // Added to the deadline of a tool that may wait for a person (mcp::tool::waits_for_person):
+  // the SQL approval timeout.
+  std::chrono::milliseconds person_wait{0};
+  // Workers one session's calls may occupy at once (--session-workers, [limits]
+  // session_workers); 0: all but one (at least one). Its further calls wait in the queue while
+  // other sessions' calls are served.
+  std::size_t session_workers = 0;
   std::string version = OMGDB_VERSION;
   // Called on a worker thread after every tools/call (thread-safe observers only).
   std::function<void(const call_event&)> on_call;
@@ -53,11 +66,13 @@ class server {
   std::vector<const tool*> visible(auth::scope ceiling) const;
   const std::vector<tool>& tools() const noexcept { return tools_; }
   worker_pool& pool() noexcept { return *pool_; }
+  deadline_timer& deadlines() noexcept { return *deadlines_; }
 
  private:
   server_options options_;
   std::vector<tool> tools_;
   std::unordered_map<std::string, std::size_t> by_name_;
+  std::unique_ptr<deadline_timer> deadlines_;  // before the pool: running calls disarm on it
   std::unique_ptr<worker_pool> pool_;
 };
 

@@ -23,6 +23,22 @@ bj::value text_result(const tool_result& r) {
 
 }  // namespace
 
+namespace {
+// Sets the call's flag, recording `why` unless an earlier reason was recorded.
+template <class Call>
+void cancel_call(Call& c, cancel_reason why) {
+  cancel_reason none = cancel_reason::none;
+  c.reason.compare_exchange_strong(none, why);
+  c.cancelled = true;
+}
+// A call cancelled for its client (by it, or because it went away) gets no response; a call
+// stopped by its deadline answers with the error saying so.
+template <class Call>
+bool answer_dropped(const Call& c) {
+  return c.cancelled && c.reason.load() != cancel_reason::deadline;
+}
+}  // namespace
+
 struct session::call_state {
   bj::value id;
   std::string key;  // serialized id
@@ -31,6 +47,7 @@ struct session::call_state {
   bj::value progress_token;  // null when absent
   call_style style;
   std::atomic<bool> cancelled{false};
+  std::atomic<cancel_reason> reason{cancel_reason::none};  // why `cancelled` was set
   std::mutex progress_mu;
   double last_progress = -1;
   double last_total = 0;
@@ -195,7 +212,7 @@ void session::on_cancelled(const bj::object& params) {
     std::lock_guard lock(mu_);
     auto [b, e] = calls_.equal_range(key);
     for (auto c = b; c != e; ++c) {
-      c->second->cancelled = true;
+      cancel_call(*c->second, cancel_reason::client);
       found = true;
     }
   }
@@ -258,7 +275,9 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   // needs (a store being opened), and a queued call should not be overtaken indefinitely.
   if (may_run_inline(*t, call->args)) return run_call(call, true);
   auto self = shared_from_this();
-  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); });
+  // A quick tool (bounded, never waits) does not count against the session's share of the
+  // workers, so it is never stuck behind the session's own long call.
+  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, t->quick ? nullptr : this);
   if (!queued) {
     finish_call(call, std::string());
     fail("server busy: " + std::to_string(server_.pool().max_queue()) +
@@ -300,7 +319,11 @@ void session::note_warm(const tool& t, const bj::object& args) {
 
 void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run) {
   if (call->cancelled) return finish_call(call, std::string());
+  std::chrono::milliseconds timeout = server_.options().call_timeout;
+  if (timeout.count() > 0 && call->target->waits_for_person) timeout += server_.options().person_wait;
   call_context ctx;
+  ctx.cancel_why = &call->reason;
+  ctx.deadline = timeout;
   ctx.scope = ceiling_;
   ctx.cancelled = &call->cancelled;
   ctx.max_result_bytes = server_.options().max_result_bytes;
@@ -338,6 +361,14 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   ctx.progress(0, 0, "started");
   tool_result r;
   auto started = std::chrono::steady_clock::now();
+  std::uint64_t ticket = 0;
+  if (timeout.count() > 0) {
+    // The timer holds the call weakly: a call that ended is not kept alive by its deadline.
+    std::weak_ptr<call_state> weak = call;
+    ticket = server_.deadlines().arm(started + timeout, [weak] {
+      if (auto c = weak.lock()) cancel_call(*c, cancel_reason::deadline);
+    });
+  }
   try {
     r = call->target->handler(call->args, ctx);
   } catch (const std::bad_alloc&) {
@@ -347,13 +378,16 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   } catch (...) {
     r = tool_result::failure("internal error in `" + call->target->name + "`");
   }
+  // Every exception was caught above: the deadline is disarmed on every path, before the call
+  // counts as finished.
+  if (ticket != 0) server_.deadlines().disarm(ticket);
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
   if (!inline_run) note_warm(*call->target, call->args);  // inline: warm already
   if (const auto& observe = server_.options().on_call) {
     observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load(), id_,
                        &call->args, &r});
   }
-  if (call->cancelled) return finish_call(call, std::string());
+  if (answer_dropped(*call)) return finish_call(call, std::string());
   if (log::enabled(log::level::debug) ||
       static_cast<int>(log_level::debug) >= effective_level(call->style, log_level_.load())) {
     ctx.log(log_level::debug, "tool " + call->target->name + " took " + std::to_string(ms) + " ms" +
@@ -380,13 +414,20 @@ void session::end_of_input() { client_gone_ = true; }
 void session::cancel_all() {
   client_gone_ = true;
   std::lock_guard lock(mu_);
-  for (auto& [k, c] : calls_) c->cancelled = true;
+  for (auto& [k, c] : calls_) cancel_call(*c, cancel_reason::client_gone);
+}
+
+bool session::cancel_request(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto [b, e] = calls_.equal_range(key);
+  for (auto c = b; c != e; ++c) cancel_call(*c->second, cancel_reason::client_gone);
+  return b != e;
 }
 
 void session::cancel(std::string_view key) {
   std::lock_guard lock(mu_);
   auto [b, e] = calls_.equal_range(std::string(key));
-  for (auto c = b; c != e; ++c) c->second->cancelled = true;
+  for (auto c = b; c != e; ++c) cancel_call(*c->second, cancel_reason::client);
 }
 
 void session::wait_idle() {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -62,6 +64,15 @@ enum class result_shape {
 
 enum class log_level { debug, info, notice, warning, error, critical, alert, emergency };
 
+// Why a call's cancellation flag was set (the first reason wins).
+enum class cancel_reason : std::uint8_t {
+  none,
+  client,       // notifications/cancelled
+  client_gone,  // the HTTP connection closed before the response, the session ended, stdin closed
+  deadline,     // the per-call deadline passed (server_options::call_timeout)
+  shutdown,     // the server is stopping
+};
+
 // What a handler may use while it runs. Thread-safe; valid for the duration of the call.
 struct call_context {
   auth::scope scope = auth::scope::read;
@@ -83,8 +94,16 @@ struct call_context {
   // Where the calling session may open stores and read files (its transport's policy, e.g.
   // the daemon's `[stores] roots` over HTTP); null: not confined (stdio, the command line).
   std::shared_ptr<const auth::path_policy> paths;
+  // Why `cancelled` was set (null: not recorded), and the call's deadline as configured (0: none),
+  // for the error a cancelled call reports (tools::run_tool).
+  const std::atomic<cancel_reason>* cancel_why = nullptr;
+  std::chrono::milliseconds deadline{0};
 
   bool is_cancelled() const noexcept { return cancelled && cancelled->load(); }
+  cancel_reason why_cancelled() const noexcept {
+    if (!is_cancelled()) return cancel_reason::none;
+    return cancel_why ? cancel_why->load() : cancel_reason::client;
+  }
   bool is_client_gone() const noexcept { return client_gone && client_gone->load(); }
 };
 
@@ -120,6 +139,9 @@ struct tool {
   // call with the same value of that argument has finished in the session. "": always.
   std::string quick_once_warm;
   result_shape shape = result_shape::text;  // for outputSchema and structuredContent
+  // It may wait for a person (an SQL approval): its deadline is server_options::call_timeout
+  // plus server_options::person_wait, so a call waiting for a decision is not cut first.
+  bool waits_for_person = false;
 };
 
 // The tool's inputSchema: root type object, properties in declaration order (each its type

@@ -6,7 +6,8 @@
 
 namespace omgdb::mcp {
 
-worker_pool::worker_pool(std::size_t threads, std::size_t max_queue) : max_queue_(max_queue) {
+worker_pool::worker_pool(std::size_t threads, std::size_t max_queue, std::size_t owner_share)
+    : max_queue_(max_queue), share_(owner_share) {
   threads = std::max<std::size_t>(1, threads);
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) {
@@ -26,11 +27,11 @@ worker_pool::~worker_pool() {
   for (auto& t : threads_) t.join();
 }
 
-bool worker_pool::try_submit(std::function<void()> job) {
+bool worker_pool::try_submit(std::function<void()> job, const void* owner) {
   {
     std::lock_guard lock(mu_);
     if (stopping_ || jobs_.size() >= max_queue_) return false;
-    jobs_.push_back(std::move(job));
+    jobs_.push_back(job_entry{std::move(job), owner});
     unfinished_.fetch_add(1, std::memory_order_relaxed);
   }
   cv_.notify_one();
@@ -42,19 +43,41 @@ std::size_t worker_pool::queued() const {
   return jobs_.size();
 }
 
+std::deque<worker_pool::job_entry>::iterator worker_pool::next_eligible() {
+  if (share_ == 0) return jobs_.begin();
+  return std::find_if(jobs_.begin(), jobs_.end(), [this](const job_entry& j) {
+    if (j.owner == nullptr) return true;
+    auto it = running_.find(j.owner);
+    return it == running_.end() || it->second < share_;
+  });
+}
+
 void worker_pool::run() {
   for (;;) {
-    std::function<void()> job;
+    job_entry job;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;  // stopping and drained
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
+      auto pick = jobs_.end();
+      cv_.wait(lock, [&] {
+        pick = next_eligible();
+        return pick != jobs_.end() || (stopping_ && jobs_.empty());
+      });
+      if (pick == jobs_.end()) return;  // stopping and drained
+      job = std::move(*pick);
+      jobs_.erase(pick);
+      if (job.owner != nullptr) ++running_[job.owner];
     }
-    job();
-    job = nullptr;  // what the job holds goes before the pool counts it finished
+    job.run();
+    job.run = nullptr;  // what the job holds goes before the pool counts it finished
+    bool had_owner = job.owner != nullptr;
+    if (had_owner) {
+      std::lock_guard lock(mu_);
+      auto it = running_.find(job.owner);
+      if (it != running_.end() && --it->second == 0) running_.erase(it);
+    }
     unfinished_.fetch_sub(1, std::memory_order_release);
+    // A job of this owner may have waited for its share: another worker may take it now.
+    if (had_owner && share_ != 0) cv_.notify_all();
   }
 }
 

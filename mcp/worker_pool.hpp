@@ -1,8 +1,11 @@
 // omgdb mcp — a bounded pool of worker threads for tool handlers.
 //
-// Jobs run in submission order on up to `threads` threads. The queue holds at most
-// `max_queue` jobs waiting to start; try_submit refuses more, so a flood of requests gets a
-// clear "server busy" answer instead of unbounded memory. Thread-safe.
+// Jobs run in submission order on up to `threads` threads, except that the jobs of one owner
+// (a session) occupy at most `owner_share` threads at once: a free worker takes the oldest
+// job whose owner is under its share, so one session flooding the pool leaves a worker for
+// the others' calls while its own wait. The queue holds at most `max_queue` jobs waiting to
+// start; try_submit refuses more, so a flood of requests gets a clear "server busy" answer
+// instead of unbounded memory. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -10,6 +13,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -18,27 +22,39 @@ namespace omgdb::mcp {
 
 class worker_pool {
  public:
-  worker_pool(std::size_t threads, std::size_t max_queue);
+  // `owner_share` 0: no per-owner limit.
+  worker_pool(std::size_t threads, std::size_t max_queue, std::size_t owner_share = 0);
   ~worker_pool();  // finishes queued jobs, then joins
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
 
   // False when the queue is full or the pool is stopping.
-  bool try_submit(std::function<void()> job);
+  // `owner` (null: none, never limited) names whose share the job counts against.
+  bool try_submit(std::function<void()> job, const void* owner = nullptr);
   std::size_t queued() const;
   // No job queued or running (a snapshot: another thread may submit the next moment).
   bool idle() const noexcept { return unfinished_.load(std::memory_order_acquire) == 0; }
   std::size_t max_queue() const noexcept { return max_queue_; }
+  std::size_t threads() const noexcept { return threads_.size(); }
+  std::size_t owner_share() const noexcept { return share_; }
 
  private:
+  struct job_entry {
+    std::function<void()> run;
+    const void* owner = nullptr;
+  };
   void run();
+  // The oldest queued job whose owner is under its share, or jobs_.end(). Under mu_.
+  std::deque<job_entry>::iterator next_eligible();
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
+  std::deque<job_entry> jobs_;
+  std::map<const void*, std::size_t> running_;  // owner → jobs running now (owners with none absent)
   std::vector<std::thread> threads_;
   std::atomic<std::size_t> unfinished_{0};  // queued or running
   std::size_t max_queue_;
+  std::size_t share_;
   bool stopping_ = false;
 };
 

@@ -36,6 +36,7 @@ struct open_args : in_collection {
 
 handler_result open_cursor(open_args& a, const call& c) {
   a.req.max_bytes = c.ctx.max_result_bytes;
+  a.req.owner = c.ctx.session_id;  // the per-session cap (store::k_cursor_max_per_owner)
   OMGDB_TRY(b, a.store->cursor_open(a.collection, a.req, c.scan()));
   return batch_result(std::move(b));
 }

@@ -154,6 +154,7 @@ void arg_list::fail(std::string message, std::string_view note) {
 status arg_list::confine(std::string& member, auth::path_role role) {
   if (!call_->ctx.paths) return {};
   OMGDB_TRY(confined, call_->ctx.paths->confine(member, role));
+  if (confined != member) given_.emplace_back(confined, member);
   member = std::move(confined);
   return {};
 }
@@ -223,6 +224,53 @@ std::optional<std::string> missing_collection_note(const engine::store& st, cons
   return note + (names.size() > 10 ? " and " + std::to_string(names.size() - 10) + " more." : ".");
 }
 
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  if (from.empty()) return;
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+}
+
+// A confined (HTTP) client's error shows paths as it gave them, relative to its store root,
+// never the server's absolute paths: each resolved path becomes the given one, then what
+// remains under a store root loses the root's prefix, and a bare root is "the store root".
+void show_given_paths(mcp::tool_result& r, const mcp::call_context& ctx, const arg_list* list) {
+  if (!r.is_error || !ctx.paths) return;
+  auto roots = ctx.paths->roots();
+  for (auto& text : r.texts) {
+    if (list) {
+      for (const auto& [resolved, given] : list->given_paths()) replace_all(text, resolved, given);
+    }
+    for (const auto& root : roots) {
+      std::string r_text = root.string();
+      while (r_text.size() > 1 && r_text.back() == '/') r_text.pop_back();
+      replace_all(text, r_text + "/", "");
+      replace_all(text, r_text, "the store root");
+    }
+  }
+}
+
+// The error of a call whose cancellation flag was set, saying why; `f` is what the engine
+// reported ("cancelled", or "cancelled" with what was committed and where to resume).
+failure cancelled_failure(std::string_view name, const mcp::call_context& ctx, const failure& f) {
+  std::string detail;
+  if (f.message != "cancelled") detail = " (" + f.message + ")";
+  const std::string tool = "`" + std::string(name) + "`";
+  switch (ctx.why_cancelled()) {
+    case mcp::cancel_reason::deadline:
+      return make_error(tool + " exceeded the call deadline of " + std::to_string(ctx.deadline.count()) +
+                            " ms (set with --call-timeout / [limits] call_timeout_ms); narrow the filter, use "
+                            "an index, or page with a limit" + detail,
+                        failure_kind::limit_exceeded);
+    case mcp::cancel_reason::client_gone:
+      return make_error(tool + " stopped: the client went away" + detail, failure_kind::unavailable);
+    case mcp::cancel_reason::shutdown:
+      return make_error(tool + " stopped: the server is shutting down" + detail, failure_kind::unavailable);
+    default:
+      return make_error(tool + " was cancelled by the client" + detail, failure_kind::unavailable);
+  }
+}
+
 }  // namespace
 
 mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::object& args, mcp::call_context& ctx,
@@ -231,7 +279,15 @@ mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::ob
   try {
     arg_list list(args, c);
     auto r = body(list, c);
-    if (!r) return mcp::tool_result::failure(r.error());
+    if (!r && ctx.is_cancelled() && r.error().message.find("cancelled") != std::string::npos) {
+      return mcp::tool_result::failure(cancelled_failure(name, ctx, r.error()));
+    }
+    if (!r) {
+      auto out = mcp::tool_result::failure(r.error());
+      show_given_paths(out, ctx, &list);
+      return out;
+    }
+    show_given_paths(*r, ctx, &list);
     if (note_missing && list.named_store() && list.named_collection() && !r->is_error) {
       if (auto note = missing_collection_note(*list.named_store(), *list.named_collection())) {
         r->texts.push_back(std::move(*note));
@@ -241,8 +297,10 @@ mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::ob
   } catch (const std::bad_alloc&) {
     return mcp::tool_result::failure("out of memory while running `" + std::string(name) + "`", failure_kind::internal);
   } catch (const std::exception& e) {
-    return mcp::tool_result::failure("internal error in `" + std::string(name) + "`: " + e.what(),
-                                     failure_kind::internal);
+    auto out = mcp::tool_result::failure("internal error in `" + std::string(name) + "`: " + e.what(),
+                                         failure_kind::internal);
+    show_given_paths(out, ctx, nullptr);
+    return out;
   }
 }
 
@@ -257,6 +315,7 @@ mcp::tool tool_def::make(const tool_env& env) const {
   t.quick = info.quick;
   t.quick_once_warm = info.quick_once_warm;
   t.shape = info.shape;
+  t.waits_for_person = info.needs_sql;  // executeSql may wait for an approval
   return t;
 }
 

@@ -141,6 +141,9 @@ class arg_list {
   // The store and collection the call named (kept beyond the argument struct's life).
   const std::shared_ptr<engine::store>& named_store() const noexcept { return store_; }
   const std::optional<std::string>& named_collection() const noexcept { return collection_; }
+  // Each confined path as resolved (absolute) and as the client gave it: a confined client's
+  // errors show the latter (run_tool).
+  const std::vector<std::pair<std::string, std::string>>& given_paths() const noexcept { return given_; }
 
  private:
   template <class T>
@@ -168,6 +171,7 @@ class arg_list {
   bool confinement_failed_ = false;
   std::shared_ptr<engine::store> store_;
   std::optional<std::string> collection_;
+  std::vector<std::pair<std::string, std::string>> given_;
 };
 
 // Argument structs most document tools start from: `prefix` declares their fields, before the

@@ -104,8 +104,22 @@ void http_session::release(const std::shared_ptr<outlet>& o, bool dropped) {
   if (dropped) o->gone = true;
   if (o == get_) get_.reset();
   auto it = pending_.find(o->stream);
-  if (it != pending_.end() && it->second == o && (!dropped || cancel_on_drop)) pending_.erase(it);
-  if (dropped && cancel_on_drop && mcp_) mcp_->cancel(o->stream);  // 2026-07-28: closing is cancelling
+  if (dropped && cancel_on_drop) {  // 2026-07-28: closing is cancelling
+    if (it != pending_.end() && it->second == o) pending_.erase(it);
+    if (mcp_) mcp_->cancel(o->stream);
+    return;
+  }
+  if (it == pending_.end() || it->second != o) return;
+  if (!dropped) {
+    pending_.erase(it);
+  } else if (o->mode == outlet::kind::undecided && mcp_) {
+    // The client went away before any message of its request: it holds no event id to resume
+    // from, so nobody can receive the answer. The call is cancelled (its loop stops at its next
+    // poll) instead of holding a worker to the end. A request whose SSE stream started stays:
+    // a GET with Last-Event-ID may resume it (it is still bounded by the call deadline).
+    pending_.erase(it);
+    mcp_->cancel_request(o->stream);
+  }
 }
 
 void http_session::emit(outlet& o, std::string_view stream, std::string message, bool response) {

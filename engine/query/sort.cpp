@@ -232,3 +232,38 @@ int sort_spec::compare(const document& a, const document& b) const {
 }
 
 }  // namespace omgdb::engine
+
+namespace omgdb::engine {
+namespace {
+
+std::size_t held_bytes(const value& v);
+
+std::size_t held_bytes(const document& d) {
+  std::size_t n = d.capacity() * sizeof(field);
+  for (const field& f : d) n += f.name.capacity() + held_bytes(f.val) - sizeof(value);
+  return n;
+}
+
+std::size_t held_bytes(const value& v) {
+  std::size_t n = sizeof(value);
+  if (v.is_string()) return n + v.as_string().capacity();
+  if (v.is_document()) return n + held_bytes(v.as_document());
+  if (v.is_array()) {
+    n += v.as_array().capacity() * sizeof(value);
+    for (const value& e : v.as_array()) n += held_bytes(e) - sizeof(value);
+    return n;
+  }
+  if (v.type() == kind::binary) return n + std::get<binary>(v.raw()).bytes.capacity();
+  if (v.type() == kind::regex) return n + std::get<regex>(v.raw()).pattern.capacity();
+  return n;
+}
+
+}  // namespace
+
+std::size_t sort_key_bytes(const array& key) {
+  std::size_t n = sizeof(array) + key.capacity() * sizeof(value);
+  for (const value& v : key) n += held_bytes(v) - sizeof(value);
+  return n;
+}
+
+}  // namespace omgdb::engine

@@ -13,6 +13,12 @@
 
 namespace omgdb::engine {
 
+// The memory one sort may hold: an unindexed find sort's kept keys (find_options::
+// max_sort_bytes) and an aggregation stage's documents (pipeline_options::max_stage_bytes)
+// share this one figure: past it the call is refused, nothing spills to disk
+// (docs/decisions.md, "One memory limit for sorting").
+inline constexpr std::size_t k_max_sort_bytes = std::size_t{100} << 20;  // 100 MiB
+
 class sort_spec {
  public:
   struct key {
@@ -40,6 +46,10 @@ class sort_spec {
  private:
   std::vector<key> keys_;
 };
+
+// The memory a sort key holds (its values, strings and nested documents included), roughly
+// as allocated: what a sort counts against k_max_sort_bytes.
+std::size_t sort_key_bytes(const array& key);
 
 // Values at a dotted path, MongoDB style: traverses one array level per component, numeric
 // components index arrays (and also match fields literally named so). Appends every value

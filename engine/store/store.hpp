@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "engine/query/sort.hpp"
 #include "engine/value/value.hpp"
 
 namespace omgdb::engine {
@@ -65,6 +66,9 @@ struct find_options {
   std::optional<document> after_sort_key;
   document projection;                  // engine/query/projection.hpp; {}: whole documents
   // --- end of read side ---
+  // The bytes of sort keys an unindexed sort may hold (k_max_sort_bytes; tests lower it). Last,
+  // so positional initializers of the fields above stay valid.
+  std::size_t max_sort_bytes = k_max_sort_bytes;
 };
 
 struct find_page {
@@ -299,6 +303,12 @@ class store {
   static constexpr std::int64_t k_cursor_idle_millis = 10 * 60 * 1000;  // idle expiry
   static constexpr std::uint64_t k_cursor_default_batch = 100;
   static constexpr std::uint64_t k_cursor_max_batch = 10000;
+  // Open (unexpired) cursors one store holds, and one session (cursor_request::owner) holds
+  // in one store; the bytes one cursor's stored state (filter, sort, projection, position)
+  // may take. docs/limits.md.
+  static constexpr std::size_t k_cursor_max_per_store = 1000;
+  static constexpr std::size_t k_cursor_max_per_owner = 64;
+  static constexpr std::size_t k_cursor_max_state_bytes = 64 * 1024;
   struct cursor_request {
     document filter;                       // {}: every document
     document sort;                         // {}: `_id` ascending
@@ -308,6 +318,7 @@ class store {
     std::optional<std::uint64_t> batch_size;
     std::size_t max_bytes = 1 << 20;       // a batch may end earlier at this many bytes
     std::optional<std::int64_t> now_millis;  // the clock (tests); default: the system clock
+    std::string owner;  // who opens it (an MCP session id), for the per-owner cap; "": not counted
   };
   struct cursor_batch {
     std::string token;                     // 32 lowercase hex digits (128 random bits)
@@ -318,6 +329,8 @@ class store {
   // Opens a cursor and returns its first batch. Errors as find() (bad filter, sort,
   // projection, collection name) and a batch size outside 1..k_cursor_max_batch. An exhausted
   // first batch stores nothing. Also removes cursors idle longer than k_cursor_idle_millis.
+  // Refused before anything runs: a state larger than k_cursor_max_state_bytes, a store with
+  // k_cursor_max_per_store open cursors, an owner with k_cursor_max_per_owner open cursors.
   result<cursor_batch> cursor_open(std::string_view collection, const cursor_request& request,
                                    const scan_control& control = {});
   // The next batch of the cursor `token` (request.filter / sort / projection are ignored:

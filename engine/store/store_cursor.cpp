@@ -35,6 +35,7 @@ struct cursor_state {
   std::uint64_t batch_size = store::k_cursor_default_batch;  // the default for cursor_next
   std::int64_t created = 0;
   std::int64_t used = 0;
+  std::string owner;  // "" when opened outside a session
 };
 
 std::mutex& token_lock(std::string_view token) {
@@ -86,6 +87,7 @@ document encode(const cursor_state& c) {
   d.push_back({"batch_size", static_cast<std::int64_t>(c.batch_size)});
   d.push_back({"created", c.created});
   d.push_back({"used", c.used});
+  if (!c.owner.empty()) d.push_back({"owner", c.owner});
   return d;
 }
 
@@ -113,6 +115,7 @@ result<cursor_state> decode(std::string_view token, std::string_view bytes) {
   if (const value* v = find_field(*d, "batch_size"); v != nullptr && v->is_int64() && v->as_int64() > 0) {
     c.batch_size = static_cast<std::uint64_t>(v->as_int64());
   }
+  if (const value* v = find_field(*d, "owner"); v != nullptr && v->is_string()) c.owner = v->as_string();
   if (const value* v = find_field(*d, "after_id")) c.after_id = *v;
   if (const value* v = find_field(*d, "after_sort_key")) {
     if (!v->is_document()) return bad();
@@ -169,25 +172,6 @@ result<store::cursor_batch> store::cursor_open(std::string_view collection,
   const std::uint64_t batch_size = request.batch_size.value_or(k_cursor_default_batch);
   if (auto b = check_batch_size(batch_size); !b) return std::move(b).error();
   const std::int64_t now = clock_now(request.now_millis);
-  // Sweep cursors that expired (each under its own lock, re-read before removal, so a
-  // cursor refreshed in between is kept).
-  std::vector<std::string> tokens;
-  {
-    std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(rocksdb::ReadOptions(), impl_->meta));
-    for (it->Seek("cursor/"); it->Valid() && it->key().starts_with("cursor/"); it->Next()) {
-      tokens.push_back(it->key().ToString().substr(7));
-    }
-  }
-  for (const auto& token : tokens) {
-    std::lock_guard lock(token_lock(token));
-    std::string bytes;
-    if (!impl_->db->Get(rocksdb::ReadOptions(), impl_->meta, cursor_key(token), &bytes).ok()) continue;
-    auto c = decode(token, bytes);
-    if (c && now - c->used <= k_cursor_idle_millis) continue;
-    auto st = impl_->db->Delete(synced(), impl_->meta, cursor_key(token));
-    if (!st.ok()) return storage_error(impl_->path, "write", st);
-  }
-
   cursor_state c;
   c.collection = std::string(collection);
   c.filter = request.filter;
@@ -196,6 +180,55 @@ result<store::cursor_batch> store::cursor_open(std::string_view collection,
   c.batch_size = batch_size;
   c.created = now;
   c.used = now;
+  c.owner = request.owner.substr(0, 128);
+  {
+    // The state as it will be stored, with room for a position (after_id, after_sort_key:
+    // values of the documents, bounded by the document size, not by this).
+    auto sized = to_bson(encode(c));
+    if (!sized) return std::move(sized).error();
+    if (sized->size() > k_cursor_max_state_bytes) {
+      return make_error("the cursor's filter, sort and projection take " + std::to_string(sized->size()) +
+                            " bytes; a cursor may store at most " + std::to_string(k_cursor_max_state_bytes) +
+                            " (store::k_cursor_max_state_bytes): use a smaller filter (a range instead of a long "
+                            "$in list), or page with find and afterId",
+                        failure_kind::limit_exceeded);
+    }
+  }
+  // Sweep cursors that expired (each under its own lock, re-read before removal, so a
+  // cursor refreshed in between is kept), counting the live ones.
+  std::vector<std::string> tokens;
+  {
+    std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(rocksdb::ReadOptions(), impl_->meta));
+    for (it->Seek("cursor/"); it->Valid() && it->key().starts_with("cursor/"); it->Next()) {
+      tokens.push_back(it->key().ToString().substr(7));
+    }
+  }
+  std::size_t live = 0, owned = 0;
+  for (const auto& token : tokens) {
+    std::lock_guard lock(token_lock(token));
+    std::string bytes;
+    if (!impl_->db->Get(rocksdb::ReadOptions(), impl_->meta, cursor_key(token), &bytes).ok()) continue;
+    auto old = decode(token, bytes);
+    if (old && now - old->used <= k_cursor_idle_millis) {
+      ++live;
+      if (!c.owner.empty() && old->owner == c.owner) ++owned;
+      continue;
+    }
+    auto st = impl_->db->Delete(synced(), impl_->meta, cursor_key(token));
+    if (!st.ok()) return storage_error(impl_->path, "write", st);
+  }
+  const std::string relief = ": close cursors you no longer need with cursor_close (or read them to the end); "
+                             "an unused cursor expires after " + minutes_text(k_cursor_idle_millis);
+  if (live >= k_cursor_max_per_store) {
+    return make_error("this store already has " + std::to_string(live) + " open cursors, the most one store keeps (" +
+                          std::to_string(k_cursor_max_per_store) + ")" + relief,
+                      failure_kind::limit_exceeded);
+  }
+  if (owned >= k_cursor_max_per_owner) {
+    return make_error("this session already has " + std::to_string(owned) + " open cursors in this store, the most "
+                          "one session may keep (" + std::to_string(k_cursor_max_per_owner) + ")" + relief,
+                      failure_kind::limit_exceeded);
+  }
   auto batch = run_batch(*this, c, batch_size, request, control);
   if (!batch) return batch;
   auto token = new_token();

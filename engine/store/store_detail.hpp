@@ -71,6 +71,10 @@ status check_collection_name(std::string_view name);
 
 // Polls a scan_control: an error "cancelled" when its flag is set; calls progress.
 status poll(const scan_control& control, std::uint64_t done, std::uint64_t total);
+// The flag alone (a relaxed load): cheap enough to check for every document.
+inline bool cancelled(const scan_control& control) noexcept {
+  return control.cancelled != nullptr && control.cancelled->load(std::memory_order_relaxed);
+}
 
 struct catalog_entry {
   std::string name;
@@ -321,6 +325,8 @@ class collection_scan {
       if (start_after != nullptr && id_key <= after) continue;
       if (seen % k_poll_every == 0) {
         if (auto p = poll(control_, seen, only_->size()); !p) return p;
+      } else if (cancelled(control_)) {
+        return make_error("cancelled");
       }
       ++seen;
       key.resize(prefix_size);
@@ -353,6 +359,8 @@ class collection_scan {
     for (std::uint64_t seen = 0; it->Valid(); it->Next()) {
       if (seen % k_poll_every == 0) {
         if (auto p = poll(control_, seen, entry_.documents); !p) return p;
+      } else if (cancelled(control_)) {
+        return make_error("cancelled");  // every document: one may take the regex limit's time
       }
       ++seen;
       const rocksdb::Slice v = it->value();

@@ -87,6 +87,8 @@ status plan_scan(const store::impl& s, const catalog_entry& c, const scan_contro
   for (it->Seek(docs_prefix(c.id)); it->Valid(); it->Next()) {
     if (seen % k_poll_every == 0) {
       if (auto p = poll(control, seen, c.documents); !p) return p;
+    } else if (cancelled(control)) {
+      return make_error("cancelled");
     }
     ++seen;
     plan_doc d{it->key().ToString(), it->value().ToString(), {}};

@@ -131,7 +131,9 @@ TEST_CASE("a call above the ceiling is refused with the seed's text and never ru
 
 TEST_CASE("tool calls run on workers and may complete out of order") {
   gate g;
-  mcp::server srv({}, test_tools(g));
+  mcp::server_options opts;
+  opts.workers = 3;  // one session may occupy all but one
+  mcp::server srv(opts, test_tools(g));
   outbox out;
   auto s = std::make_shared<mcp::session>(srv, auth::scope::read, out.sender());
   s->handle_text(call(1, "wait"));

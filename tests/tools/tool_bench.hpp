@@ -48,15 +48,20 @@ class tool_bench {
   // Calls `name` with `args_json` (without `path`) at read-write scope, confined by `paths`.
   mcp::tool_result call(const std::string& name, const std::string& args_json,
                         std::shared_ptr<const auth::path_policy> paths = nullptr) {
+    mcp::call_context ctx;
+    ctx.scope = auth::scope::read_write;
+    ctx.paths = std::move(paths);
+    return call_in(ctx, name, args_json);
+  }
+
+  // The same with the caller's context (its cancellation flag, deadline, path policy).
+  mcp::tool_result call_in(mcp::call_context& ctx, const std::string& name, const std::string& args_json) {
     auto parsed = json::parse_strict(args_json);
     REQUIRE(parsed.ok());
     boost::json::object args = parsed->as_object();
     if (!args.contains("path")) args["path"] = path_;
     for (auto& t : tools_) {
       if (t.name != name) continue;
-      mcp::call_context ctx;
-      ctx.scope = auth::scope::read_write;
-      ctx.paths = std::move(paths);
       return t.handler(args, ctx);
     }
     FAIL("no tool " << name);
