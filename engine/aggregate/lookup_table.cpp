@@ -1,10 +1,12 @@
 // The foreign side of an equality `$lookup` whose foreign field has no index: the foreign
-// collection read once into memory, with an ordered map from each value found at the foreign
-// path to the documents holding it (a superset of the query's equality matches, which the
-// query filter then confirms, so the semantics are exactly those of the per-document scan).
+// collection read once into memory (each document as its BSON bytes, the compact form), with
+// an ordered map from each value found at the foreign path to the documents holding it (a
+// superset of the query's equality matches, which the query filter then confirms on the
+// decoded candidates, so the semantics are exactly those of a per-document scan).
 #include <algorithm>
 
 #include "engine/aggregate/stage.hpp"
+#include "engine/bson/bson_codec.hpp"
 #include "engine/query/filter.hpp"
 
 namespace omgdb::engine::aggregate_detail {
@@ -71,21 +73,27 @@ bool lookup_table::build(cursor& foreign, const std::string& foreign_field, cons
   document d;
   while (foreign.next(d)) {
     ctx.poll();
-    bytes += approx_bytes(d);
+    if (docs_.size() == UINT32_MAX) return false;
     const auto at = static_cast<std::uint32_t>(docs_.size());
-    docs_.push_back(std::move(d));
-    d = document{};
+    auto encoded = to_bson(d);
+    if (!encoded) fail(encoded.error().message);
+    bytes += encoded->size() + sizeof(std::string);
+    docs_.push_back(std::move(*encoded));
     found.clear();
     bool nullish = false;
-    collect(docs_.back(), parts, 0, found, nullish);
-    if (nullish) keys_[value()].push_back(at);
-    for (const value* v : found) {
-      auto& ids = keys_[*v];
-      if (ids.empty() || ids.back() != at) ids.push_back(at);
-      bytes += sizeof(std::uint32_t);
-    }
-    bytes += found.size() * (sizeof(value) + 48);  // map nodes (keys are copies of small values)
-    if (bytes > limit || docs_.size() == UINT32_MAX) {
+    collect(d, parts, 0, found, nullish);
+    auto add_key = [&](const value& v) {
+      auto [it, fresh] = keys_.try_emplace(v);
+      if (fresh) bytes += approx_bytes(v) + 64;  // the map node
+      if (it->second.empty() || it->second.back() != at) {
+        it->second.push_back(at);
+        bytes += sizeof(std::uint32_t);
+      }
+    };
+    if (nullish) add_key(value());
+    for (const value* v : found) add_key(*v);
+    d = document{};
+    if (bytes > limit) {
       docs_.clear();
       keys_.clear();
       return false;
@@ -105,7 +113,9 @@ std::vector<document> lookup_table::matches(const array& values, const filter& e
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   std::vector<document> out;
   for (std::uint32_t i : candidates) {
-    if (exact.matches(docs_[i])) out.push_back(docs_[i]);
+    auto d = from_bson(docs_[i]);
+    if (!d) fail(d.error().message);
+    if (exact.matches(*d)) out.push_back(std::move(*d));
   }
   return out;
 }

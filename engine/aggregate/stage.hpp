@@ -107,15 +107,15 @@ class memory_budget {
 };
 
 // The foreign documents of an equality `$lookup` without an index on the foreign field
-// (lookup_table.cpp): read once, keyed by every value an equality on the foreign path can
-// match (array elements too; null where the path is missing), each key listing its documents
-// in scan order.
+// (lookup_table.cpp): read once and kept as BSON, keyed by every value an equality on the
+// foreign path can match (array elements too; null where the path is missing), each key
+// listing its documents in scan order.
 class lookup_table {
  public:
   // Whether the table can serve `path` (no numeric components such as `a.0`).
   static bool usable_path(std::string_view path);
   // Reads `foreign` to its end; false (and nothing kept) once the table would hold more than
-  // `limit` bytes: the caller then scans per document instead.
+  // `limit` bytes.
   bool build(cursor& foreign, const std::string& foreign_field, const exec_ctx& ctx, std::size_t limit);
   // The documents `exact` ({foreignField: {$in: values}}) matches among those keyed by one
   // of `values`, in scan order.
@@ -126,7 +126,7 @@ class lookup_table {
   struct value_less {
     bool operator()(const value& a, const value& b) const { return compare(a, b) < 0; }
   };
-  std::vector<document> docs_;
+  std::vector<std::string> docs_;  // BSON
   std::map<value, std::vector<std::uint32_t>, value_less> keys_;
   std::size_t bytes_ = 0;
 };

@@ -132,3 +132,18 @@ TEST_CASE("a store scan pages through more documents than a page holds, in _id o
   REQUIRE(s.db->create_index("c", store::index_spec{"", {{"g", false}}, false, std::nullopt}).ok());
   CHECK(count_and_sum(pipeline) == expected);
 }
+
+TEST_CASE("a lookup whose unindexed foreign side outgrows half the stage limit is refused naming the index to create") {
+  aggregate_test::fixture f;
+  std::string foreign = "[";
+  for (int i = 0; i < 2000; ++i) foreign += (i ? "," : "") + std::string(R"({"_id": )") + std::to_string(i) + R"(, "key": )" + std::to_string(i) + "}";
+  f.with("foreign", foreign + "]").with("c", R"([{"_id": 1, "ref": 5}])");
+  f.options.max_stage_bytes = 64 * 1024;
+  CHECK(f.error(R"([{"$lookup": {"from": "foreign", "localField": "ref", "foreignField": "key", "as": "j"}}])") ==
+        "stage `$lookup` exceeded its memory limit: the foreign collection `foreign` holds more than 32768 bytes to "
+        "join on `key`, which has no index; create an index on `key` of `foreign` (create_index) or narrow the "
+        "foreign documents with a leading `$match` in the `$lookup`'s `pipeline`");
+  // A leading $match in the pipeline narrows what the table holds, and the join works.
+  CHECK(f.run(R"([{"$lookup": {"from": "foreign", "localField": "ref", "foreignField": "key",
+      "pipeline": [{"$match": {"key": {"$lt": 10}}}], "as": "j"}}])") == "{\"_id\":1,\"ref\":5,\"j\":[{\"_id\":5,\"key\":5}]}\n");
+}
