@@ -55,20 +55,13 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-// Peak resident set (VmHWM) in KiB; reset_peak() starts a new peak at the current size.
-long peak_kib() {
+// A /proc/self/status figure in KiB ("VmHWM:" the peak resident set, "VmRSS:" the current
+// one); reset_peak() starts a new peak at the current size.
+long status_kib(const std::string& key) {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
-}
-long rss_kib() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+    if (line.rfind(key, 0) == 0) return std::strtol(line.c_str() + key.size(), nullptr, 10);
   }
   return -1;
 }
@@ -207,12 +200,12 @@ int main(int argc, char** argv) {
   std::vector<double> topk_ms;
   long topk_peak_growth = 0;
   for (int r = 0; r < runs; ++r) {
-    const long before = rss_kib();
+    const long before = status_kib("VmRSS:");
     reset_peak();
     t0 = clock_type::now();
     auto out = run(*st, "docs", topk);
     topk_ms.push_back(ms_since(t0));
-    topk_peak_growth = std::max(topk_peak_growth, peak_kib() - before);
+    topk_peak_growth = std::max(topk_peak_growth, status_kib("VmHWM:") - before);
     if (out.size() != 10) die("top-k returned " + std::to_string(out.size()));
   }
 
