@@ -7,8 +7,8 @@ const std::vector<const tool_def*>& catalogue_defs() {
   static const std::vector<const tool_def*> all{
       // seeds/000, read tools (scope `read`)
       &get_tool, &inspect_tool, &list_collections_tool, &list_indexes_tool, &find_tool, &count_documents_tool,
-      &distinct_tool, &cursor_open_tool, &cursor_next_tool, &cursor_close_tool, &describe_tool, &dump_tool,
-      &verify_tool, &validate_tool, &explain_tool, &suggest_indexes_tool, &diagnose_tool,
+      &distinct_tool, &cursor_open_tool, &cursor_next_tool, &cursor_close_tool, &aggregate_tool, &describe_tool,
+      &dump_tool, &verify_tool, &validate_tool, &explain_tool, &suggest_indexes_tool, &diagnose_tool,
       &search_tool, &search_index_status_tool, &vsearch_tool, &vstale_tool, &context_pack_tool,
       // write tools (scope `read-write`)
       &insert_tool, &insert_many_tool, &import_jsonl_tool, &replace_tool, &delete_tool, &update_one_tool,

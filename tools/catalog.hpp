@@ -13,6 +13,7 @@ namespace omgdb::tools {
 extern const tool_def get_tool, inspect_tool, list_collections_tool, find_tool, count_documents_tool,
     distinct_tool, describe_tool, dump_tool;                                        // read_tools.cpp
 extern const tool_def cursor_open_tool, cursor_next_tool, cursor_close_tool;        // cursor_tools.cpp
+extern const tool_def aggregate_tool;                                               // aggregate_tool.cpp
 extern const tool_def verify_tool, plan_update_tool, apply_tool, rollback_tool;     // change_tools.cpp
 extern const tool_def define_collection_tool, validate_tool;                        // schema_tools.cpp
 extern const tool_def list_indexes_tool, explain_tool, suggest_indexes_tool, diagnose_tool, create_index_tool,

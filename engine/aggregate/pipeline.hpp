@@ -22,6 +22,7 @@
 // be thread-safe itself.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "engine/query/sort.hpp"
 #include "engine/store/store.hpp"
 #include "engine/value/value.hpp"
 
@@ -53,6 +55,11 @@ class collection_provider {
   virtual ~collection_provider() = default;
   virtual result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
                                                         const scan_control& control) const = 0;
+  // Whether an equality filter on `path` of `collection` can be answered from an index (an
+  // index leading with `path`, not partial): `$lookup` then reads the foreign documents of
+  // each input document through it; otherwise it reads the foreign collection once into a
+  // hash table (stage_lookup.cpp).
+  virtual bool has_index(std::string_view /*collection*/, std::string_view /*path*/) const { return false; }
 };
 
 // Collections held in memory (tests, and callers that have documents at hand).
@@ -63,21 +70,29 @@ class memory_provider final : public collection_provider {
                                                 const scan_control& control) const override;
 };
 
-// The collections of an open store, read through store::find pages in `_id` order (keyset
-// by `_id`, so memory stays at one page). The documents pass through relaxed Extended JSON,
-// so an int64 that fits in int32 comes back as an int32 (see docs/aggregation.md).
+// The collections of an open store, read through store::scan in `_id` order under one
+// snapshot per scan, a page at a time (memory stays at one page), decoded from their stored
+// BSON so types are exact (an int64 stays an int64). `stats`, when given, counts what was read.
 class store_provider final : public collection_provider {
  public:
-  explicit store_provider(const store& s) : store_(s) {}
+  struct stats {
+    std::atomic<std::uint64_t> scans{0};        // scans opened
+    std::atomic<std::uint64_t> index_scans{0};  // of them, answered from an index
+    std::atomic<std::uint64_t> documents{0};    // documents read
+  };
+  explicit store_provider(const store& s, stats* counters = nullptr) : store_(s), stats_(counters) {}
   result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
                                                 const scan_control& control) const override;
+  bool has_index(std::string_view collection, std::string_view path) const override;
 
  private:
   const store& store_;
+  stats* stats_;
 };
 
 struct pipeline_options {
-  std::size_t max_stage_bytes = std::size_t{100} << 20;  // per stage instance: 100 MiB
+  // per stage instance: the same bound as an unindexed find sort (100 MiB; docs/decisions.md)
+  std::size_t max_stage_bytes = k_max_sort_bytes;
   int max_depth = 20;                                    // nesting of sub-pipelines
   std::int64_t now_millis = 0;                           // $$NOW; 0: the system clock
   std::uint64_t sample_seed = 0;                         // $sample's random sequence

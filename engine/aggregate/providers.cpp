@@ -1,11 +1,9 @@
 // The two collection providers: documents in memory, and the collections of a store read in
-// pages through store::find (keyset on `_id`).
+// pages through store::scan (decoded, exact types).
 #include <utility>
 
-#include "common/json.hpp"
 #include "engine/aggregate/pipeline.hpp"
 #include "engine/query/filter.hpp"
-#include "engine/value/ejson.hpp"
 
 namespace omgdb::engine {
 namespace {
@@ -33,63 +31,20 @@ class filtered_vector_source final : public document_source {
   std::size_t pos_ = 0;
 };
 
-// Pages of store::find in `_id` order; each page resumes after the last `_id` returned.
+// store::scan's stream: decoded documents (exact types), a page at a time under one snapshot.
 class store_source final : public document_source {
  public:
-  store_source(const store& s, std::string collection, document filter, scan_control control)
-      : store_(s), collection_(std::move(collection)), filter_(std::move(filter)), control_(std::move(control)) {}
-
+  store_source(std::unique_ptr<store::document_stream> s, store_provider::stats* stats)
+      : stream_(std::move(s)), stats_(stats) {}
   result<bool> next(document& out) override {
-    while (pos_ >= page_.size()) {
-      if (done_) return false;
-      if (auto st = fetch(); !st) return std::move(st).error();
-    }
-    out = std::move(page_[pos_++]);
-    return true;
+    auto r = stream_->next(out);
+    if (r && *r && stats_ != nullptr) stats_->documents.fetch_add(1, std::memory_order_relaxed);
+    return r;
   }
 
  private:
-  static constexpr std::uint64_t k_page = 1000;
-
-  status fetch() {
-    find_options o;
-    o.filter = filter_;
-    o.limit = k_page;
-    o.max_bytes = std::size_t{4} << 20;
-    if (last_id_) o.after_id = *last_id_;
-    auto page = store_.find(collection_, o, control_);
-    if (!page) return std::move(page).error();
-    page_.clear();
-    pos_ = 0;
-    std::string_view text = page->ndjson;
-    while (!text.empty()) {
-      const std::size_t nl = text.find('\n');
-      const std::string_view line = text.substr(0, nl);
-      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-      if (line.empty()) continue;
-      auto j = json::parse_strict(line);
-      if (!j) return make_error("reading `" + collection_ + "`: " + j.error().message);
-      auto d = document_from_json(*j);
-      if (!d) return make_error("reading `" + collection_ + "`: " + d.error().message);
-      page_.push_back(std::move(*d));
-    }
-    if (!page->more || page_.empty()) done_ = true;
-    if (!page_.empty()) {
-      const value* id = find_field(page_.back(), "_id");
-      if (id == nullptr) return make_error("reading `" + collection_ + "`: a document without `_id`");
-      last_id_ = *id;
-    }
-    return {};
-  }
-
-  const store& store_;
-  std::string collection_;
-  document filter_;
-  scan_control control_;
-  std::vector<document> page_;
-  std::size_t pos_ = 0;
-  std::optional<value> last_id_;
-  bool done_ = false;
+  std::unique_ptr<store::document_stream> stream_;
+  store_provider::stats* stats_;
 };
 
 }  // namespace
@@ -105,11 +60,25 @@ result<std::unique_ptr<document_source>> memory_provider::scan(std::string_view 
 
 result<std::unique_ptr<document_source>> store_provider::scan(std::string_view collection, const document& filter,
                                                               const scan_control& control) const {
-  if (!store_.has_collection(collection)) {
-    return std::unique_ptr<document_source>(std::make_unique<filtered_vector_source>(nullptr, engine::filter()));
+  auto stream = store_.scan(collection, filter, control);
+  if (!stream) return std::move(stream).error();
+  if (stats_ != nullptr) {
+    stats_->scans.fetch_add(1, std::memory_order_relaxed);
+    if ((*stream)->how() == store::document_stream::access::index_scan) {
+      stats_->index_scans.fetch_add(1, std::memory_order_relaxed);
+    }
   }
-  return std::unique_ptr<document_source>(
-      std::make_unique<store_source>(store_, std::string(collection), filter, control));
+  return std::unique_ptr<document_source>(std::make_unique<store_source>(std::move(*stream), stats_));
+}
+
+bool store_provider::has_index(std::string_view collection, std::string_view path) const {
+  if (!store_.has_collection(collection)) return false;
+  auto indexes = store_.list_indexes(collection);
+  if (!indexes) return false;
+  for (const auto& i : *indexes) {
+    if (!i.spec.partial_filter && !i.spec.fields.empty() && i.spec.fields.front().path == path) return true;
+  }
+  return false;
 }
 
 }  // namespace omgdb::engine

@@ -6,6 +6,7 @@
 // run_pipeline.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include "engine/aggregate/pipeline.hpp"
 #include "engine/query/expr.hpp"
+#include "engine/query/filter.hpp"
 #include "engine/query/sort.hpp"
 
 namespace omgdb::engine::aggregate_detail {
@@ -102,6 +104,31 @@ class memory_budget {
   std::string stage_;
   std::size_t limit_;
   std::size_t used_ = 0;
+};
+
+// The foreign documents of an equality `$lookup` without an index on the foreign field
+// (lookup_table.cpp): read once and kept as BSON, keyed by every value an equality on the
+// foreign path can match (array elements too; null where the path is missing), each key
+// listing its documents in scan order.
+class lookup_table {
+ public:
+  // Whether the table can serve `path` (no numeric components such as `a.0`).
+  static bool usable_path(std::string_view path);
+  // Reads `foreign` to its end; false (and nothing kept) once the table would hold more than
+  // `limit` bytes.
+  bool build(cursor& foreign, const std::string& foreign_field, const exec_ctx& ctx, std::size_t limit);
+  // The documents `exact` ({foreignField: {$in: values}}) matches among those keyed by one
+  // of `values`, in scan order.
+  std::vector<document> matches(const array& values, const filter& exact) const;
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  struct value_less {
+    bool operator()(const value& a, const value& b) const { return compare(a, b) < 0; }
+  };
+  std::vector<std::string> docs_;  // BSON
+  std::map<value, std::vector<std::uint32_t>, value_less> keys_;
+  std::size_t bytes_ = 0;
 };
 
 // Stage compilers, one per file group. Each returns the stage or an error without the

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/aggregate/stage.hpp"
+#include "engine/query/filter.hpp"
 
 namespace omgdb::engine::aggregate_detail {
 namespace {
@@ -25,6 +26,11 @@ std::pair<document, std::size_t> pushdown(const stage_list& stages) {
   return {document{}, 0};
 }
 
+std::string size_text(std::size_t bytes) {
+  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 std::vector<document> drain(cursor& c, memory_budget& budget, const exec_ctx& ctx) {
   std::vector<document> out;
   document d;
@@ -37,6 +43,27 @@ std::vector<document> drain(cursor& c, memory_budget& budget, const exec_ctx& ct
   return out;
 }
 
+// The equality filter of `$lookup`: {foreignField: {$in: values}} (a regex value matched as
+// itself, not as a pattern).
+document equality_filter(const std::string& foreign_field, array values) {
+  document filter;
+  const bool has_regex = std::any_of(values.begin(), values.end(), [](const value& x) { return x.type() == kind::regex; });
+  if (has_regex) {
+    array alternatives;
+    for (value& x : values) alternatives.emplace_back(document{{foreign_field, value(document{{"$eq", std::move(x)}})}});
+    filter.push_back(field{"$or", value(std::move(alternatives))});
+  } else {
+    filter.push_back(field{foreign_field, value(document{{"$in", value(std::move(values))}})});
+  }
+  return filter;
+}
+
+document both(document a, const document& b) {
+  if (b.empty()) return a;
+  if (a.empty()) return b;
+  return document{{"$and", value(array{value(std::move(a)), value(b)})}};
+}
+
 struct lookup_stage final : stage {
   std::string from, as;
   std::string local_field, foreign_field;  // both empty: no equality
@@ -44,55 +71,85 @@ struct lookup_stage final : stage {
   std::vector<std::pair<std::string, expression>> lets;
   stage_list pipeline;
 
-  std::vector<document> matches(const document& doc, exec_ctx& ctx, memory_budget& budget) const {
-    document filter;
+  // The per-call state of one opened $lookup: the hash table when the equality form has no
+  // index to use, and the budget of the joined array.
+  struct state {
+    std::optional<lookup_table> table;
+    bool table_tried = false;
+    std::optional<std::vector<document>> cached;  // no equality and no `let`: one result for all
+    std::unique_ptr<memory_budget> budget;
+  };
+
+  // The local values to look up: an array's elements, else the value (missing: null).
+  array local_values(const document& doc, exec_ctx& ctx) const {
+    expr_value v = ctx.eval(local, doc);
+    if (v && v->is_array()) return v->as_array();
+    return array{v ? *v : value()};
+  }
+
+  std::vector<document> matches(const document& doc, exec_ctx& ctx, state& st) const {
+    auto [pushed, first] = pushdown(pipeline);
+    const stage_list rest(pipeline.begin() + static_cast<std::ptrdiff_t>(first), pipeline.end());
+    std::optional<array> values;
     if (!foreign_field.empty()) {
-      expr_value v = ctx.eval(local, doc);
-      array values;
-      if (v && v->is_array()) {
-        values = v->as_array();
-      } else {
-        values.push_back(v ? *v : value());
-      }
-      if (values.empty()) return {};
-      const bool has_regex = std::any_of(values.begin(), values.end(), [](const value& x) { return x.type() == kind::regex; });
-      if (has_regex) {  // equality only: a regex value is matched as itself, not as a pattern
-        array alternatives;
-        for (value& x : values) alternatives.emplace_back(document{{foreign_field, value(document{{"$eq", std::move(x)}})}});
-        filter.push_back(field{"$or", value(std::move(alternatives))});
-      } else {
-        filter.push_back(field{foreign_field, value(document{{"$in", value(std::move(values))}})});
+      values = local_values(doc, ctx);
+      if (values->empty()) return {};
+      if (!st.table_tried) {
+        st.table_tried = true;
+        if (lookup_table::usable_path(foreign_field) && !ctx.provider->has_index(from, foreign_field)) {
+          auto sub = child_ctx(ctx);
+          cursor_ptr c = collection_cursor(*sub, from, pushed);
+          lookup_table t;
+          // Half the stage's limit, leaving the other half to the joined arrays. Past it the
+          // call is refused (docs/decisions.md): a scan of the foreign collection per input
+          // document would be quadratic.
+          const std::size_t limit = ctx.options->max_stage_bytes / 2;
+          if (!t.build(*c, foreign_field, ctx, limit)) {
+            fail("stage `$lookup` exceeded its memory limit: the foreign collection " + quoted(from) +
+                 " holds more than " + size_text(limit) + " to join on " + quoted(foreign_field) +
+                 ", which has no index; create an index on " + quoted(foreign_field) + " of " + quoted(from) +
+                 " (create_index) or narrow the foreign documents with a leading `$match` in the `$lookup`'s `pipeline`");
+          }
+          st.table = std::move(t);
+        }
       }
     }
+    cursor_ptr source;
     std::vector<value> let_values;
     for (const auto& [name, e] : lets) let_values.push_back(ctx.eval(e, doc).value_or(value()));
     auto sub = child_ctx(ctx, std::move(let_values));
-    auto [pushed, first] = pushdown(pipeline);
-    if (!pushed.empty()) filter = filter.empty() ? pushed : document{{"$and", value(array{value(filter), value(pushed)})}};
-    const stage_list rest(pipeline.begin() + static_cast<std::ptrdiff_t>(first), pipeline.end());
-    cursor_ptr c = open_pipeline(rest, collection_cursor(*sub, from, filter), *sub);
-    return drain(*c, budget, ctx);
+    if (st.table) {
+      auto exact = filter::compile(equality_filter(foreign_field, *values));
+      if (!exact) fail(exact.error().message);
+      source = vector_cursor(st.table->matches(*values, *exact));
+    } else {
+      document f = values ? equality_filter(foreign_field, std::move(*values)) : document{};
+      source = collection_cursor(*sub, from, both(std::move(f), pushed));
+    }
+    cursor_ptr c = open_pipeline(rest, std::move(source), *sub);
+    return drain(*c, *st.budget, ctx);
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
     const bool cacheable = foreign_field.empty() && lets.empty();  // the same result for every document
-    auto budget = std::make_shared<memory_budget>("$lookup", ctx);
-    return each(std::move(input), ctx,
-                [this, &ctx, cacheable, budget, cached = std::optional<std::vector<document>>()](document& d) mutable {
-                  std::vector<document> found;
-                  if (cacheable && cached) {
-                    found = *cached;
-                  } else {
-                    budget->release(budget->used());
-                    found = matches(d, ctx, *budget);
-                    if (cacheable) cached = found;
-                  }
-                  array arr;
-                  arr.reserve(found.size());
-                  for (document& f : found) arr.emplace_back(std::move(f));
-                  set_path(d, as, value(std::move(arr)));
-                  return true;
-                });
+    auto st = std::make_shared<state>();
+    st->budget = std::make_unique<memory_budget>("$lookup", ctx);
+    return each(std::move(input), ctx, [this, &ctx, cacheable, st](document& d) {
+      std::vector<document> found;
+      if (cacheable && st->cached) {
+        found = *st->cached;
+      } else {
+        st->budget->release(st->budget->used());
+        if (st->table) st->budget->add(st->table->bytes());
+        found = matches(d, ctx, *st);
+        if (cacheable) st->cached = found;
+      }
+      array arr;
+      arr.reserve(found.size());
+      for (document& f : found) arr.emplace_back(std::move(f));
+      set_path(d, as, value(std::move(arr)));
+      return true;
+    });
   }
 };
 

@@ -1,6 +1,7 @@
 // $unwind: one output document per element of the array at a dotted path. A non-array,
 // non-null value counts as a one-element array; null, missing and [] give no document unless
-// preserveNullAndEmptyArrays (then the document as it is, with the index null).
+// preserveNullAndEmptyArrays (then the document with the index null: as it is for null and
+// missing, without the field for [] — MongoDB's manual, "preserveNullAndEmptyArrays").
 #include <utility>
 
 #include "engine/aggregate/stage.hpp"
@@ -18,6 +19,19 @@ const value* at_path(const document& d, const std::vector<std::string>& parts) {
     cur = &v->as_document();
   }
   return nullptr;
+}
+
+// Removes the field at `parts` (through documents only).
+void remove_at_path(document& d, const std::vector<std::string>& parts, std::size_t i = 0) {
+  for (auto it = d.begin(); it != d.end(); ++it) {
+    if (it->name != parts[i]) continue;
+    if (i + 1 == parts.size()) {
+      d.erase(it);
+    } else if (it->val.is_document()) {
+      remove_at_path(it->val.as_document(), parts, i + 1);
+    }
+    return;
+  }
 }
 
 struct unwind_stage final : stage {
@@ -53,7 +67,9 @@ struct unwind_stage final : stage {
             return true;
           }
           if (!s.preserve) continue;
+          const bool empty_array = v != nullptr && v->is_array();
           out = std::move(current);
+          if (empty_array) remove_at_path(out, s.parts);  // [] is dropped
           if (!s.index_field.empty()) set_path(out, s.index_field, value());
           return true;
         }

@@ -460,6 +460,26 @@ class store {
   result<rollback_result> rollback(std::string_view change_id, const scan_control& control = {});
   // --- end of verify, plan, apply, rollback ---
 
+  // --- aggregation (store_scan.cpp) ---
+  // The decoded documents (exact BSON types: an int64 stays an int64) matching `filter`, in
+  // `_id` order, pulled one at a time under one snapshot taken by scan(). The candidates are
+  // chosen as find() chooses them: a point lookup when the filter pins `_id`, an index the
+  // planner picks, else the whole collection; documents are read and decoded a page (at most
+  // 256 documents or 4 MiB of stored bytes) at a time, so memory stays at one page. An unknown
+  // collection yields nothing. The stream reads through this store, which must outlive it.
+  class document_stream {
+   public:
+    enum class access { full_scan, id_lookup, index_scan };
+    virtual ~document_stream() = default;
+    // false at the end. Errors: a document that does not decode, a storage error, "cancelled".
+    virtual result<bool> next(document& out) = 0;
+    virtual access how() const noexcept = 0;  // how the candidates were chosen
+  };
+  // Errors: a bad collection name, a bad filter.
+  result<std::unique_ptr<document_stream>> scan(std::string_view collection, const document& filter,
+                                                const scan_control& control = {}) const;
+  // --- end of aggregation ---
+
   // --- indexes and planner (store_index.cpp, index_*.cpp, docs/indexes.md) ---
   struct index_field {
     std::string path;  // dotted

@@ -1,6 +1,6 @@
 // Differential test: omgdb's query and update language against mingo (7.x, the JavaScript
 // implementation of the MongoDB language), on generated documents, filters, projections,
-// sorts and updates. Every case is run through both; results are compared canonically.
+// sorts, updates and aggregation pipelines (pipelines.mjs). Every case is run through both; results are compared canonically.
 //
 //   node differential.mjs /path/to/omgdb [--seed N] [--scale F] [--max-print N]
 //
@@ -19,6 +19,8 @@ import { update as mingoUpdate } from 'mingo/updater';
 
 import { OmgdbSession } from './omgdb_client.mjs';
 import { runGolden } from './golden.mjs';
+import { runPipelineDiff } from './pipelines.mjs';
+import { runPipelineGolden } from './pipeline_golden.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -786,6 +788,13 @@ async function main() {
 
     // ---- updates
     await runUpdates(call);
+
+    // ---- aggregation pipelines (pipelines.mjs, its overrides and pipeline_golden.mjs)
+    await runPipelineDiff({ call, rnd, record, fail, scale: SCALE });
+    for (const r of await runPipelineGolden(call)) {
+      if (r.ok) record('pipe-gold', 'passed');
+      else fail('pipe-gold', r.name, { expected: r.expected, omgdb: r.got, note: r.note });
+    }
 
     // ---- golden checks of MongoDB's documented behaviour for the allowlisted rows
     const g = await runGolden(call);

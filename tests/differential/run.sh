@@ -5,7 +5,7 @@
 #
 # Installs mingo (npm ci) into tests/differential/node_modules when it is missing or does not
 # match package-lock.json, then runs differential.mjs: generated documents, filters,
-# projections, sorts and updates through both, compared canonically. Seeded (default seed
+# projections, sorts, updates and aggregation pipelines through both, compared canonically. Seeded (default seed
 # 20261130, or DIFF_SEED); the last line is `differential: N passed, M failed`.
 set -euo pipefail
 

@@ -26,7 +26,7 @@ const BIN = process.env.OMGDB_BIN;
 if (!BIN) throw new Error('OMGDB_BIN is not set: run tests/interop/run.sh /path/to/omgdb');
 
 const READ_TOOLS = ['get', 'inspect', 'list_collections', 'list_indexes', 'find', 'count_documents', 'distinct',
-  'cursor_open', 'cursor_next', 'cursor_close', 'describe', 'dump', 'verify', 'validate', 'explain',
+  'cursor_open', 'cursor_next', 'cursor_close', 'aggregate', 'describe', 'dump', 'verify', 'validate', 'explain',
   'suggest_indexes', 'diagnose', 'search', 'search_index_status', 'vsearch', 'vstale', 'context_pack'];
 const WRITE_TOOLS = ['insert', 'insert_many', 'import_jsonl', 'replace', 'delete', 'update_one',
   'update_many', 'delete_many', 'find_one_and_update', 'bulk_write', 'define_collection', 'create_collection',

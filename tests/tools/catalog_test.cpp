@@ -56,7 +56,7 @@ std::vector<std::string> names_of(const std::vector<mcp::tool>& tools) {
 TEST_CASE("the catalogue is the seeds' order of the implemented tools") {
   const std::vector<std::string> seed_000{
       "get", "inspect", "list_collections", "list_indexes", "find", "count_documents", "distinct", "cursor_open",
-      "cursor_next", "cursor_close", "describe", "dump", "verify", "validate", "explain", "suggest_indexes",
+      "cursor_next", "cursor_close", "aggregate", "describe", "dump", "verify", "validate", "explain", "suggest_indexes",
       "diagnose", "search", "search_index_status", "vsearch", "vstale", "context_pack", "insert", "insert_many",
       "import_jsonl", "replace", "delete", "update_one", "update_many", "delete_many", "find_one_and_update",
       "bulk_write", "define_collection", "create_collection", "create_index", "create_named_index", "drop_index",
