@@ -129,15 +129,6 @@ std::optional<http_reply> modern_refusal(const request_view& req, const mcp::env
   return std::nullopt;
 }
 
-std::optional<http_reply> modern_get_or_delete(const request_view& req) {
-  if (!req.protocol_version || legacy_version(*req.protocol_version)) return std::nullopt;
-  if (!mcp::modern_version_supported(*req.protocol_version)) return std::nullopt;  // the gate's 400
-  http_reply r = json_error(405, -32000, "Method Not Allowed: protocol " + *req.protocol_version +
-                                             " has no GET stream and no sessions; POST each request");
-  r.set("Allow", "POST");
-  return r;
-}
-
 exchange session_table::handle_modern_post(const request_view& req, json::parsed&& parsed, const mcp::envelope& e) {
   exchange ex;
   if (auto refusal = modern_refusal(req, e)) {

@@ -9,6 +9,7 @@
 #include <boost/json/object.hpp>
 
 #include "common/json.hpp"
+#include "mcp/modern.hpp"
 #include "mcp/session.hpp"
 
 namespace omgdb::transports::http {
@@ -72,6 +73,16 @@ http_reply json_error(unsigned status, int code, std::string_view message, const
   if (!id.is_null()) envelope["id"] = id;
   envelope["error"] = std::move(err);
   return json_body(status, json::serialize(envelope));
+}
+
+// Defined here, beside screen() which calls it, so that the socket-free rules link alone (fuzz/).
+std::optional<http_reply> modern_get_or_delete(const request_view& req) {
+  if (!req.protocol_version || supported_protocol_version(*req.protocol_version)) return std::nullopt;
+  if (!mcp::modern_version_supported(*req.protocol_version)) return std::nullopt;  // the gate's 400
+  http_reply r = json_error(405, -32000, "Method Not Allowed: protocol " + *req.protocol_version +
+                                             " has no GET stream and no sessions; POST each request");
+  r.set("Allow", "POST");
+  return r;
 }
 
 http_reply empty_reply(unsigned status) {
