@@ -3,6 +3,7 @@
 #include "engine/bson/bson_codec.hpp"
 #include "engine/search/index.hpp"
 #include "engine/search/search_verify.hpp"
+#include "engine/vector/vector_search.hpp"
 
 namespace omgdb::engine::search {
 namespace fs = std::filesystem;
@@ -127,6 +128,20 @@ result<std::vector<document>> manager::index_status(std::string_view collection,
   OMGDB_TRY(entry, impl_->s.lookup(ro, collection));
   const std::uint64_t documents = entry ? entry->documents : 0;
   for (const auto& d : defs) {
+    // The semantic part's vectors (engine/vector): counts and the bound model's sha256, read
+    // before the index's lock is taken (it scans the collection).
+    value vectors;  // null: no semantic part
+    value model_sha256;
+    if (d.semantic && impl_->owner && d.semantic->fields.size() == 1) {
+      auto v = vector::stale(*impl_->owner, d.collection, d.semantic->fields.front(), 0);
+      if (v) {
+        vectors = document{{"present", i64(v->fresh + v->stale)}, {"fresh", i64(v->fresh)},
+                           {"stale", i64(v->stale)}, {"missing", i64(v->missing)}};
+        if (v->bound) model_sha256 = v->bound->model_sha256;
+      } else {
+        vectors = document{{"error", v.error().message}};
+      }
+    }
     auto st = impl_->state(d);
     std::lock_guard lock(st->mu);
     const fs::path where = impl_->dir(d.collection, d.name);
@@ -158,7 +173,7 @@ result<std::vector<document>> manager::index_status(std::string_view collection,
         prov.push_back({"lastVerifiedMillis", opt_int(gen.state_int("verifiedMillis"))});
       }
     }
-    prov.push_back({"model", d.semantic ? value(document{{"name", d.semantic->model}, {"sha256", value()}}) : value()});
+    prov.push_back({"model", d.semantic ? value(document{{"name", d.semantic->model}, {"sha256", model_sha256}}) : value()});
     document rebuild{{"state", st->rebuild},
                      {"progress", document{{"done", i64(st->progress_done)}, {"total", i64(st->progress_total)}}},
                      {"lastError", st->last_error.empty() ? (gen_error.empty() ? value() : value(gen_error)) : value(st->last_error)}};
@@ -169,7 +184,7 @@ result<std::vector<document>> manager::index_status(std::string_view collection,
                            {"provenance", std::move(prov)},
                            {"counts", document{{"documents", i64(documents)},
                                                {"indexed", std::move(indexed)},
-                                               {"vectors", value()}}},
+                                               {"vectors", std::move(vectors)}}},
                            {"rebuild", std::move(rebuild)}});
   }
   return out;

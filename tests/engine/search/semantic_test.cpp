@@ -98,3 +98,25 @@ TEST_CASE("a semantic search without the model or its vectors says what to insta
   REQUIRE(lex.ok());
   CHECK(to_json(lex->hits.at(0).id) == "1");
 }
+
+TEST_CASE("search_index_status counts the semantic part's vectors and names the bound model's sha256") {
+  vector_world w(10, 8);
+  w.fill(10);
+  w.sync("text", "a");
+  define(w, k_def);
+  // One document's text changes after vsync: its vector is stale; one new document has none.
+  REQUIRE(w.db->replace("docs", value(std::int64_t{3}),
+                        document{{"_id", value(std::int64_t{3})}, {"text", value("w4")}, {"grp", value(std::int64_t{0})}})
+              .ok());
+  REQUIRE(w.db->insert("docs", document{{"_id", value(std::int64_t{10})}, {"text", value("w5")}}).ok());
+  auto st = es::manager::of(*w.db)->index_status("docs", std::string_view("both"));
+  REQUIRE_MESSAGE(st.ok(), (st ? "" : st.error().message));
+  REQUIRE(st->size() == 1);
+  const std::string json = to_json(value((*st)[0]));
+  CHECK(json.find(R"("vectors":{"present":10,"fresh":9,"stale":1,"missing":1})") != std::string::npos);
+  auto bound = vector::read_binding(*w.db, "docs", "text");
+  REQUIRE(bound.ok());
+  REQUIRE(bound->has_value());
+  CHECK(!(*bound)->model_sha256.empty());
+  CHECK(json.find(R"("sha256":")" + (*bound)->model_sha256 + "\"") != std::string::npos);
+}
