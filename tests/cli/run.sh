@@ -48,7 +48,7 @@ dump=$("$bin" dump app.omgdb)
 expect_has "dump header" "$dump" '{"collection":"users","count":3}'
 expect_has "dump canonical" "$dump" '{"_id":{"$numberInt":"7"},"name":"bo","age":{"$numberInt":"20"}}'
 tools=$("$bin" tools --scope read)
-expect_has "tools at read" "$tools" "17 tools at scope read"
+expect_has "tools at read" "$tools" "23 tools at scope read"
 case "$tools" in *insert*) bad "tools at read lists insert" ;; *) ok ;; esac
 expect_has "tools at dangerous" "$("$bin" tools --scope all)" "drop_collection"
 "$bin" tools --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert all(t["inputSchema"]["type"]=="object" for t in d["tools"])' && ok || bad "tools --json"
