@@ -257,7 +257,7 @@
         card.appendChild(dl);
         var t = el("table");
         var head = el("tr");
-        ["Collection", "Documents", "Indexes"].forEach(function (h) { head.appendChild(el("th", null, h)); });
+        ["Collection", "Documents", "Indexes", "Search indexes"].forEach(function (h) { head.appendChild(el("th", null, h)); });
         t.appendChild(el("thead")).appendChild(head);
         var tb = el("tbody");
         (s.collections || []).forEach(function (c) {
@@ -265,6 +265,10 @@
           tr.appendChild(el("td", null, c.name));
           tr.appendChild(el("td", null, c.documents));
           tr.appendChild(el("td", null, (c.indexes || []).join(", ") || "none"));
+          tr.appendChild(el("td", null, (c.search || []).map(function (x) {
+            return x.name + (x.lag === null ? " (no generation)" : " (lag " + x.lag + ")") +
+              (x.state && x.state !== "idle" ? ", " + x.state : "");
+          }).join("; ") || "none"));
           tb.appendChild(tr);
         });
         t.appendChild(tb);

@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "common/log.hpp"
+#include "engine/search/search.hpp"
+#include "engine/value/ejson.hpp"
 
 namespace omgdb::daemon {
 namespace bj = boost::json;
@@ -178,7 +180,21 @@ console::backend local_console_backend(std::shared_ptr<sql::service> sql, std::s
           if (auto ix = (*st)->list_indexes(c.name)) {
             for (const auto& i : *ix) idx.push_back(bj::string(i.spec.name + (i.spec.unique ? " (unique)" : "")));
           }
-          cols.push_back(bj::object{{"name", c.name}, {"documents", c.documents}, {"indexes", std::move(idx)}});
+          // Search indexes with their generation's lag and rebuild state (status reads only).
+          bj::array search;
+          if (auto ss = engine::search::manager::of(**st)->index_status(c.name, std::nullopt)) {
+            for (const auto& d : *ss) {
+              bj::value j = engine::to_boost_json(engine::value(d));
+              const auto& o = j.as_object();
+              bj::object e{{"name", o.at("name")}};
+              const auto* gen = o.at("generation").if_object();
+              e["lag"] = gen ? gen->at("lag") : bj::value();
+              e["state"] = o.at("rebuild").as_object().at("state");
+              search.push_back(std::move(e));
+            }
+          }
+          cols.push_back(bj::object{{"name", c.name}, {"documents", c.documents}, {"indexes", std::move(idx)},
+                                    {"search", std::move(search)}});
         }
       } else {
         o["error"] = cs.error().message;

@@ -333,10 +333,13 @@ class MakeRunSetup(unittest.TestCase):
             self.assertIn('omgdb: stores and imported files are confined to the data directory ' + self.data, startup)
             text = self.call_tool(url, 'inspect', {'path': outside})
             self.assertIn('store path `%s` is outside the store roots' % outside, text)
-            self.assertIn(self.data, text)
+            # An HTTP client is not told the server's absolute directories (issue 16, item 13).
+            self.assertNotIn(self.data, text)
+            self.assertIn('stores live under the store root', text)
             text = self.call_tool(url, 'import_jsonl', {'path': 'default.omgdb', 'collection': 'x', 'file': '/etc/passwd'})
-            self.assertIn('file `/etc/passwd` is outside the store roots; files are read only from under ' + self.data,
+            self.assertIn('file `/etc/passwd` is outside the store roots; files are read only from under the store root',
                           text)
+            self.assertNotIn(self.data, text)
             self.assertNotIn('store path', text)
         finally:
             proc.terminate()

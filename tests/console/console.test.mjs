@@ -29,6 +29,10 @@ before(async () => {
   const indexed = await agent.call("create_index", { path: path.join(server.storeRoot, "notes"), collection: "todo",
                                                      field: "title" });
   assert.equal(indexed.result.isError, false, JSON.stringify(indexed));
+  const searchable = await agent.call("define_search_index", { path: path.join(server.storeRoot, "notes"),
+                                                               definition: { collection: "todo", name: "titles",
+                                                                             fields: ["title"] } });
+  assert.equal(searchable.result.isError, false, JSON.stringify(searchable));
 });
 
 after(async () => {
@@ -133,7 +137,7 @@ test("a proposed worksheet edit shows its rationale and a before/after diff, and
   assert.match(answer.result.content[0].text, /"approved":\s*true/);
 });
 
-test("the sessions page lists the agent's session and the stores page its store, counts and indexes", async () => {
+test("the sessions page lists the agent's session and the stores page its store, counts, indexes and search indexes", async () => {
   await page.getByRole("tab", { name: "Sessions" }).click();
   const row = page.locator("#sessions tbody tr").first();
   await row.waitFor({ timeout: 5000 });
@@ -150,6 +154,7 @@ test("the sessions page lists the agent's session and the stores page its store,
   const s = await store.textContent();
   assert.match(s, /todo/);
   assert.match(s, /title_1/);
+  assert.match(s, /titles \(lag \d+\)/, "the search index and its generation's lag");
   const conn = page.locator("#connections tbody tr", { hasText: "app" });
   await conn.waitFor();
   assert.match(await conn.textContent(), /read-write/);
