@@ -3,6 +3,7 @@
 // and the count as JSON.
 #include "common/json.hpp"
 #include "engine/context/context_pack.hpp"
+#include "engine/search/search.hpp"
 #include "engine/value/ejson.hpp"
 #include "tools/catalog.hpp"
 
@@ -24,12 +25,58 @@ struct context_pack_args : in_collection {
   }
 };
 
+// How many of a covering search index's best documents a pack draws its chunks from.
+constexpr std::uint64_t k_index_documents = 50;
+
+// The first search index of `collection` (in name order) whose fields include `field`.
+std::optional<std::string> covering_index(engine::store& st, const std::string& collection, const std::string& field) {
+  auto all = engine::search::manager::of(st)->index_status(collection, std::nullopt);
+  if (!all) return std::nullopt;
+  for (const auto& d : *all) {
+    const bj::value j = engine::to_boost_json(engine::value(d));
+    const auto& def = j.at("definition").as_object();
+    for (const auto& f : def.at("fields").as_array()) {
+      const bj::value* path = f.is_object() ? f.as_object().if_contains("path") : &f;
+      if (path && path->is_string() && path->as_string() == field) return std::string(j.at("name").as_string());
+    }
+  }
+  return std::nullopt;
+}
+
 handler_result context_pack(context_pack_args& a, const call& c) {
   std::string problem;
   const auto counter = engine::context::default_counter(&problem);
   const auto rank = engine::context::make_bm25();
-  engine::context::pack_request req{a.collection, a.field, a.query, a.budget, std::move(a.filter)};
+  // Ranking (docs/context-packs.md): a search index covering the field chooses the documents
+  // (hybrid when it has a semantic part), BM25 then ranks their chunks; without one, BM25
+  // ranks the chunks of every candidate.
+  std::string ranking, index_note;
+  engine::document filter = a.filter;
+  if (auto index = covering_index(*a.store, a.collection, a.field)) {
+    engine::search::search_request sr;
+    sr.collection = a.collection;
+    sr.index = *index;
+    sr.query = a.query;
+    sr.filter = a.filter;
+    sr.limit = k_index_documents;
+    auto found = engine::search::manager::of(*a.store)->run(sr, c.env.models.get());
+    if (found) {
+      engine::array ids;
+      for (const auto& h : found->hits) ids.push_back(h.id);
+      engine::document only{{"_id", engine::value(engine::document{{"$in", engine::value(std::move(ids))}})}};
+      filter = a.filter.empty() ? std::move(only)
+                                : engine::document{{"$and", engine::value(engine::array{engine::value(a.filter),
+                                                                                      engine::value(std::move(only))})}};
+      ranking = "search index `" + *index + "` (" + found->mode + ", its best " + std::to_string(k_index_documents) +
+                " documents), then bm25 over their chunks";
+    } else {
+      index_note = "search index `" + *index + "` was not used (" + found.error().message +
+                   "); bm25 ranked every candidate";
+    }
+  }
+  engine::context::pack_request req{a.collection, a.field, a.query, a.budget, std::move(filter)};
   OMGDB_TRY(p, engine::context::context_pack(*a.store, req, *counter, *rank, c.scan()));
+  if (!ranking.empty()) p.ranking = ranking;
   bj::array cites;
   for (const auto& x : p.citations) {
     bj::array path;
@@ -50,6 +97,7 @@ handler_result context_pack(context_pack_args& a, const call& c) {
                   {"chunks", p.chunks},
                   {"matchedChunks", p.matched_chunks}};
   if (!problem.empty()) meta["note"] = "the o200k rank file was not used: " + problem;
+  if (!index_note.empty()) meta["rankingNote"] = index_note;
   mcp::tool_result out = mcp::tool_result::text(p.text);
   out.texts.push_back(json::serialize(meta));
   return out;
