@@ -7,6 +7,10 @@
 
 #include <immintrin.h>
 
+// hnswlib's own SSE code is left out: its prefetch hints read one link past the end of a full
+// link list (AddressSanitizer: heap-buffer-overflow in searchBaseLayer, hnswlib 0.6.2). The
+// distance is ours (ip_space below, on the same AVX2 dot product as the exact kernel).
+#define NO_MANUAL_VECTORIZATION
 #include <hnswlib/hnswlib.h>
 
 namespace omgdb::engine::vector {
@@ -111,10 +115,28 @@ std::vector<scored> exact_top_k(std::span<const float> matrix, std::uint32_t dim
   return heap;
 }
 
+namespace {
+// Inner-product distance, 1 − dot(a, b), for unit vectors.
+class ip_space final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit ip_space(std::uint32_t dim) : dim_(dim) {}
+  size_t get_data_size() override { return static_cast<size_t>(dim_) * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return &distance; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  static float distance(const void* a, const void* b, const void* param) {
+    return 1.0f - dot(static_cast<const float*>(a), static_cast<const float*>(b),
+                      *static_cast<const std::uint32_t*>(param));
+  }
+  std::uint32_t dim_;
+};
+}  // namespace
+
 struct hnsw_index::impl {
   std::span<const float> matrix;
   std::uint32_t dim;
-  hnswlib::InnerProductSpace space;
+  ip_space space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> graph;
   mutable std::mutex mu;  // setEf and the visited-list pool are per index
   impl(std::span<const float> m, std::uint32_t d) : matrix(m), dim(d), space(d) {}

@@ -196,7 +196,9 @@ TEST_CASE("a vsync killed by SIGKILL mid-run leaves whole batches and a store th
     auto v = (*s)->verify();
     REQUIRE(v.ok());
     CHECK(v->ok);
-    interrupted = WIFSIGNALED(st) && vectors >= 3 * batch && vectors < 400;
+    // Killed mid-run: some whole batches and not all (progress is reported as a batch is
+    // staged, so under a slow build the third batch may not have committed yet).
+    interrupted = WIFSIGNALED(st) && vectors >= batch && vectors < 400;
   }
   CHECK(interrupted);
   // A second vsync completes the rest.
