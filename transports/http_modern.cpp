@@ -2,6 +2,7 @@
 
 #include <boost/json/object.hpp>
 
+#include "common/base64.hpp"
 #include "common/json.hpp"
 #include "common/log.hpp"
 #include "mcp/modern.hpp"
@@ -16,15 +17,6 @@ bool legacy_version(std::string_view v) noexcept { return supported_protocol_ver
 
 http_reply mismatch(std::string message, const mcp::envelope& e) {
   return json_error(400, mcp::header_mismatch, "Header mismatch: " + message, e.id ? *e.id : bj::value());
-}
-
-int base64_digit(char c) noexcept {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
 }
 
 // RFC 9110 field-value characters: visible ASCII, space and tab.
@@ -52,26 +44,7 @@ std::optional<std::string> decode_header_value(std::string_view value) {
     return std::string(value);
   }
   std::string_view b64 = value.substr(open.size(), value.size() - open.size() - close.size());
-  std::string out;
-  unsigned acc = 0;
-  int bits = 0;
-  std::size_t i = 0;
-  for (; i < b64.size() && b64[i] != '='; ++i) {
-    int d = base64_digit(b64[i]);
-    if (d < 0) return std::nullopt;
-    acc = (acc << 6) | static_cast<unsigned>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  std::size_t pad = b64.size() - i;
-  if (pad > 2 || (b64.size() % 4) != 0) return std::nullopt;
-  for (; i < b64.size(); ++i) {
-    if (b64[i] != '=') return std::nullopt;
-  }
-  return out;
+  return decode_base64(b64);
 }
 
 bool is_modern_post(const request_view& req, const mcp::envelope& e) {

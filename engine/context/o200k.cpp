@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/base64.hpp"
 #include "engine/context/tokens.hpp"
 
 namespace omgdb::engine::context {
@@ -33,33 +34,6 @@ struct sv_hash {
   std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
 using rank_map = std::unordered_map<std::string, std::uint32_t, sv_hash, std::equal_to<>>;
-
-int b64(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-bool decode_base64(std::string_view in, std::string& out) {
-  out.clear();
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const int v = b64(c);
-    if (v < 0) return false;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  return !out.empty();
-}
 
 class o200k final : public token_counter {
  public:
@@ -163,8 +137,10 @@ result<std::shared_ptr<const token_counter>> load_file(const std::string& file) 
     if (line.empty()) continue;
     const auto space = line.find(' ');
     std::uint32_t r = 0;
-    bool ok = space != std::string::npos && space + 1 < line.size() &&
-              decode_base64(std::string_view(line).substr(0, space), token);
+    std::optional<std::string> bytes;
+    if (space != std::string::npos) bytes = decode_base64(std::string_view(line).substr(0, space));
+    bool ok = bytes && !bytes->empty() && space + 1 < line.size();
+    if (ok) token = std::move(*bytes);
     for (std::size_t i = space + 1; ok && i < line.size(); ++i) {
       ok = line[i] >= '0' && line[i] <= '9' && r < 100000000u;
       r = r * 10 + static_cast<std::uint32_t>(line[i] - '0');

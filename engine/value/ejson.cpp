@@ -9,6 +9,7 @@
 #include <limits>
 #include <string_view>
 
+#include "common/base64.hpp"
 #include "common/json.hpp"
 #include "engine/value/datetime.hpp"
 
@@ -50,36 +51,6 @@ bool decode_hex(std::string_view s, std::string& out) {
     const int hi = hex_digit(s[k]), lo = hex_digit(s[k + 1]);
     if (hi < 0 || lo < 0) return false;
     out.push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return true;
-}
-
-int base64_digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-// Standard base64 with '=' padding to a multiple of four characters.
-bool decode_base64(std::string_view s, std::string& out) {
-  if (s.size() % 4 != 0) return false;
-  std::size_t pad = 0;
-  if (!s.empty() && s.back() == '=') pad = s.size() >= 2 && s[s.size() - 2] == '=' ? 2 : 1;
-  const std::size_t body = s.size() - pad;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (std::size_t k = 0; k < body; ++k) {
-    const int d = base64_digit(s[k]);
-    if (d < 0) return false;
-    acc = (acc << 6) | static_cast<std::uint32_t>(d);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
   }
   return true;
 }
@@ -193,7 +164,9 @@ result<value> convert_wrapper(std::string_view key, const bj::value& arg) {
       return bad_wrapper(key, arg, shape);
     }
     b.subtype = static_cast<std::uint8_t>(sub_byte[0]);
-    if (!decode_base64(view(o->at("base64").get_string()), b.bytes)) return bad_wrapper(key, arg, shape);
+    auto bytes = omgdb::decode_base64(view(o->at("base64").get_string()));
+    if (!bytes) return bad_wrapper(key, arg, shape);
+    b.bytes = std::move(*bytes);
     return value(std::move(b));
   }
   if (key == "$uuid") {
