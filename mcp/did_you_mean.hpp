@@ -5,10 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/edit_distance.hpp"
+
 namespace omgdb::mcp {
 
-// Levenshtein distance between two byte strings.
-std::size_t edit_distance(std::string_view a, std::string_view b);
+using omgdb::edit_distance;  // common/edit_distance.hpp
 
 // The candidate closest to `name` when it is within distance 2 (or 1 for names of up to
 // 4 bytes), ties broken by candidate order; "" when none is close enough.
