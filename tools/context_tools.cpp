@@ -30,14 +30,11 @@ constexpr std::uint64_t k_index_documents = 50;
 
 // The first search index of `collection` (in name order) whose fields include `field`.
 std::optional<std::string> covering_index(engine::store& st, const std::string& collection, const std::string& field) {
-  auto all = engine::search::manager::of(st)->index_status(collection, std::nullopt);
-  if (!all) return std::nullopt;
-  for (const auto& d : *all) {
-    const bj::value j = engine::to_boost_json(engine::value(d));
-    const auto& def = j.at("definition").as_object();
-    for (const auto& f : def.at("fields").as_array()) {
-      const bj::value* path = f.is_object() ? f.as_object().if_contains("path") : &f;
-      if (path && path->is_string() && path->as_string() == field) return std::string(j.at("name").as_string());
+  auto defs = engine::search::manager::of(st)->definitions(collection);
+  if (!defs) return std::nullopt;
+  for (const auto& d : *defs) {
+    for (const auto& f : d.fields) {
+      if (f.path == field) return d.name;
     }
   }
   return std::nullopt;

@@ -97,6 +97,9 @@ class manager {
                                std::uint64_t writer_memory_bytes, const scan_control& control = {});
   result<search_result> run(const search_request& req, const embed::model_registry* models,
                             const scan_control& control = {});
+  // The collection's search-index definitions, in name order (no status work: no file is
+  // opened, no vector counted).
+  result<std::vector<definition>> definitions(std::string_view collection) const;
   // search_index_status: every index of the collection, or the one named.
   result<std::vector<document>> index_status(std::string_view collection, std::optional<std::string_view> name);
 

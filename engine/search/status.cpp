@@ -112,6 +112,10 @@ void verify_caches(const store::impl& s, const rocksdb::ReadOptions& ro, std::ve
   }
 }
 
+result<std::vector<definition>> manager::definitions(std::string_view collection) const {
+  return impl_->definitions(collection);
+}
+
 result<std::vector<document>> manager::index_status(std::string_view collection, std::optional<std::string_view> name) {
   std::vector<definition> defs;
   if (name) {
