@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "common/fnv1a.hpp"
 #include "engine/context/tokens.hpp"
 #include "engine/markdown/markdown.hpp"
 
@@ -244,15 +245,7 @@ std::string slugify(std::string_view title) {
 }
 
 std::string content_hash(std::string_view bytes) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : bytes) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 0xf];
-  return out;
+  return fnv1a64_hex(bytes);
 }
 
 }  // namespace omgdb::engine::markdown

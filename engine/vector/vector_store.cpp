@@ -2,6 +2,7 @@
 #include <bit>
 #include <cstring>
 
+#include "common/fnv1a.hpp"
 #include "engine/index/keystring.hpp"
 #include "engine/value/ejson.hpp"
 #include "engine/vector/vector_detail.hpp"
@@ -15,15 +16,7 @@ bool is_vectors_collection(std::string_view name) {
 }
 
 std::string text_hash(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 0xf];
-  return out;
+  return fnv1a64_hex(text);
 }
 
 namespace detail {
