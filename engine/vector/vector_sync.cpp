@@ -74,7 +74,7 @@ result<sync_result> sync(store& s, const embed::model_registry& models, const sy
 
   // What to do, decided under one snapshot; each batch re-reads its documents under the
   // writer lock and embeds the text they hold then.
-  std::vector<work> todo;
+  std::vector<work> pending;
   {
     read_view view(impl);
     OMGDB_TRY(existing, read_field_vectors(impl, view, request.collection, request.field, false, control));
@@ -86,17 +86,17 @@ result<sync_result> sync(store& s, const embed::model_registry& models, const sy
       auto text = text_at(d, request.field);
       if (!text) {
         ++out.no_text;
-        if (it != existing.rows.end()) todo.push_back({id, true});
+        if (it != existing.rows.end()) pending.push_back({id, true});
       } else if (it != existing.rows.end() && fresh(it->second, out.bound, text_hash(*text))) {
         ++out.unchanged;
       } else {
-        todo.push_back({id, false});
+        pending.push_back({id, false});
       }
       seen.insert(std::move(key));
       return true;
     }));
     for (auto& [key, v] : existing.rows) {
-      if (seen.count(key) == 0) todo.push_back({v.id, true});
+      if (seen.count(key) == 0) pending.push_back({v.id, true});
     }
   }
 
@@ -105,7 +105,7 @@ result<sync_result> sync(store& s, const embed::model_registry& models, const sy
   std::vector<float> vec(info.dim);
   std::size_t next = 0;
   bool binding_written = !out.rebound;
-  while (next < todo.size() || !binding_written) {
+  while (next < pending.size() || !binding_written) {
     if (control.cancelled != nullptr && control.cancelled->load(std::memory_order_relaxed)) {
       if (out.batches == 0) return make_error("cancelled", failure_kind::cancelled);
       return make_error("cancelled after " + std::to_string(out.batches) + " committed batches (" +
@@ -127,9 +127,9 @@ result<sync_result> sync(store& s, const embed::model_registry& models, const sy
       }
     }
     std::uint64_t embedded = 0, removed = 0;
-    const std::size_t end = std::min(todo.size(), next + batch);
+    const std::size_t end = std::min(pending.size(), next + batch);
     for (std::size_t i = next; i < end; ++i) {
-      const work& job = todo[i];
+      const work& job = pending[i];
       OMGDB_TRY(old, w.get(*vcol, vector_id(request.field, job.id)));
       std::optional<session_doc> source;
       if (src != nullptr) {
@@ -161,7 +161,7 @@ result<sync_result> sync(store& s, const embed::model_registry& models, const sy
     out.removed += removed;
     ++out.batches;
     next = end;
-    if (control.progress) control.progress(next, todo.size());
+    if (control.progress) control.progress(next, pending.size());
   }
   return out;
 }
