@@ -95,7 +95,7 @@ function genStage(g, afterGroup) {
   const { int, pick, chance } = g;
   const kinds = afterGroup ? ['match-expr', 'project', 'sortlimit', 'count'] :
     ['match', 'match', 'match-expr', 'group', 'group', 'project', 'addFields', 'unwind', 'sortlimit', 'sortByCount',
-      'lookup', 'count', 'skip'];
+      'lookup', 'count', 'skip', 'window'];
   switch (pick(kinds)) {
     case 'match': return pick([
       () => ({ $match: { m: { $gte: int(-2, 6) } } }), () => ({ $match: { g: pick(['a', 'b', null, 1]) } }),
@@ -118,6 +118,17 @@ function genStage(g, afterGroup) {
     case 'lookup': return { $lookup: { from: 'pf', localField: pick(['g', 'm', 'arr']), foreignField: 'k', as: 'j' } };
     case 'count': return { $count: 'total' };
     case 'skip': return [{ $sort: { _id: 1 } }, { $skip: int(0, 20) }];
+    case 'window': {
+      // A range window over the numeric sort field m (always present): numeric bounds take the
+      // documents whose m lies within, "current" is the document itself (mingo and MongoDB agree).
+      const bound = (v) => (v === 'current' ? 0 : v === 'unbounded' ? null : v);
+      let lo = pick(['unbounded', 'current', 0, -1, -2, -0.5, -4]);
+      let hi = pick(['unbounded', 'current', 0, 1, 2, 0.5, 3]);
+      if (bound(lo) !== null && bound(hi) !== null && bound(lo) > bound(hi)) [lo, hi] = ['unbounded', hi];
+      const acc = pick([() => ({ $sum: '$m' }), () => ({ $push: '$_id' }), () => ({ $sum: 1 })])();
+      return { $setWindowFields: { ...(chance(0.6) ? { partitionBy: pick(['$g', '$o.x']) } : {}), sortBy: { m: 1 },
+        output: { w: { ...acc, window: { range: [lo, hi] } } } } };
+    }
   }
   return { $match: {} };
 }
