@@ -1,6 +1,6 @@
 // omgdb engine — what the date operator files share (private to engine/query/expr_date*.cpp):
 // the `timezone` argument, the month names of the format tables, and the operators that
-// build dates from text and parts (expr_date_parse.cpp), listed in expr_date.cpp's table.
+// build dates from parts and text (expr_date_parts.cpp, expr_date_parse.cpp), listed in expr_date.cpp's table.
 #pragma once
 
 #include "engine/query/expr_detail.hpp"
@@ -13,7 +13,10 @@ const time_zone* zone_arg(const op_node& self, std::size_t i, eval_ctx& ctx);
 // "January" … "December" (%B; %b is the first three letters).
 extern const char* const k_month_names[12];
 
-// expr_date_parse.cpp
+// Local days since the epoch of Monday, ISO week 1 of `year` (the week holding January 4th).
+std::int64_t iso_week_one(std::int64_t year);
+
+// expr_date_parts.cpp and expr_date_parse.cpp
 expr_value date_from_parts_op(const op_node& self, eval_ctx& ctx);
 expr_value date_from_string_op(const op_node& self, eval_ctx& ctx);
 status check_date_from_parts(const document& args);   // the spec's shape, at compile time
