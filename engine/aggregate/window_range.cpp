@@ -65,10 +65,11 @@ point point_of(const value& v) {
 // The sort value plus a bound's delta; dates step by the unit, saturating far past any date.
 point shifted(const point& base, const value& delta, const std::optional<date_unit>& unit) {
   if (unit) {
-    const auto amount = static_cast<std::int64_t>(delta.number_as_double());
-    auto out = date_add_utc(static_cast<std::int64_t>(base.i), *unit, amount);
+    const double a = delta.number_as_double();
+    std::optional<std::int64_t> out;  // nullopt: past any date
+    if (std::fabs(a) < 1e15) out = date_add_utc(static_cast<std::int64_t>(base.i), *unit, static_cast<std::int64_t>(a));
     point p;
-    p.i = out ? __int128{*out} : (amount > 0 ? __int128{1} << 100 : -(__int128{1} << 100));
+    p.i = out ? __int128{*out} : (a > 0 ? __int128{1} << 100 : -(__int128{1} << 100));
     return p;
   }
   const point d = point_of(delta);

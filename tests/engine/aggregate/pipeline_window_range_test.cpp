@@ -96,6 +96,10 @@ TEST_CASE("month bounds clamp to the end of the month and day bounds are UTC day
                   {"_id": 3, "t": {"$date": "2024-03-10T13:00:00Z"}}])");
   CHECK(g.run(R"([{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"w": {"$push": "$_id", "window": {"range": [-1, 0], "unit": "day"}}}}},
                   {"$project": {"w": 1}}])") == lines({R"({"_id":1,"w":[1]})", R"({"_id":2,"w":[1,2]})", R"({"_id":3,"w":[2,3]})"}));
+  // Bounds far past any date: everything before, nothing after.
+  CHECK(g.run(R"([{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"w": {"$push": "$_id", "window": {"range": [-1e30, 0], "unit": "year"}},
+                   "v": {"$push": "$_id", "window": {"range": [300000000, 400000000], "unit": "year"}}}}}, {"$project": {"w": 1, "v": 1}}])") ==
+        lines({R"({"_id":1,"w":[1],"v":[]})", R"({"_id":2,"w":[1,2],"v":[]})", R"({"_id":3,"w":[1,2,3],"v":[]})"}));
 }
 
 TEST_CASE("range windows refuse specs mongod refuses, naming the problem") {
