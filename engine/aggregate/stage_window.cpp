@@ -1,8 +1,9 @@
 // $setWindowFields: per partition (partitionBy), in sortBy order, each output field is an
 // accumulator over a window of documents ({documents: [lower, upper]} with "unbounded",
 // "current" or an offset; default: the whole partition) or a rank ($rank, $denseRank,
-// $documentNumber). Range windows (`range`, `unit`) are refused. The stage holds its whole
-// input within the memory limit; output is in partition, then sort, order.
+// $documentNumber), or a gap filler over the partition ($locf, $linearFill: stage_fill.cpp).
+// Range windows (`range`, `unit`) are refused. The stage holds its whole input within the
+// memory limit; output is in partition, then sort, order.
 #include <algorithm>
 #include <utility>
 
@@ -16,14 +17,19 @@ constexpr std::int64_t k_unbounded = INT64_MIN;
 
 struct window_output {
   std::string path;
-  std::string rank;  // "$rank", "$denseRank", "$documentNumber", or empty: an accumulator
+  std::string rank;  // "$rank", "$denseRank", "$documentNumber", "$locf", "$linearFill", or empty: an accumulator
   accumulator acc;
+  expression fill_input;  // $locf / $linearFill
   std::int64_t lower = k_unbounded, upper = INT64_MAX;  // INT64_MAX: unbounded above
 };
 
+bool is_gap_filler(std::string_view op) { return op == "$locf" || op == "$linearFill"; }
+
 struct window_stage final : stage {
+  std::string name = "$setWindowFields";  // in the memory limit error
   std::optional<expression> partition_by;
   std::shared_ptr<const sort_spec> sort_by;
+  std::optional<expression> sort_field;  // "$<the one sortBy field>" ($linearFill)
   std::vector<window_output> outputs;
 
   struct row {
@@ -35,6 +41,16 @@ struct window_stage final : stage {
 
   void fill(std::vector<row>& rows, std::size_t b, std::size_t e, const window_output& o, std::vector<value>& out,
             exec_ctx& ctx) const {
+    if (is_gap_filler(o.rank)) {
+      std::vector<expr_value> ys, xs;
+      for (std::size_t i = b; i < e; ++i) {
+        ctx.poll();
+        ys.push_back(ctx.eval(o.fill_input, rows[i].doc));
+        if (o.rank == "$linearFill") xs.push_back(ctx.eval(*sort_field, rows[i].doc));
+      }
+      out = o.rank == "$locf" ? locf_values(ys) : linear_fill_values(ys, xs);
+      return;
+    }
     if (!o.rank.empty()) {
       std::int64_t rank = 1, dense = 1;
       for (std::size_t i = b; i < e; ++i) {
@@ -72,7 +88,7 @@ struct window_stage final : stage {
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget("$setWindowFields", ctx);
+    memory_budget budget(name, ctx);
     std::vector<row> rows;
     document d;
     std::uint64_t seq = 0;
@@ -138,6 +154,14 @@ result<window_output> compile_output(const field& f, const compile_ctx& ctx) {
     o.rank = name;
     return o;
   }
+  if (is_gap_filler(name)) {
+    if (window != nullptr) return make_error(quoted(name) + " does not take a window");
+    auto e = ctx.compile(op.front().val);
+    if (!e) return make_error(quoted(name) + ": " + e.error().message);
+    o.rank = name;
+    o.fill_input = std::move(*e);
+    return o;
+  }
   auto a = compile_accumulator(value(op), f.name, ctx);
   if (!a) return std::move(a).error();
   o.acc = std::move(*a);
@@ -161,8 +185,13 @@ result<window_output> compile_output(const field& f, const compile_ctx& ctx) {
 }  // namespace
 
 result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx& ctx) {
+  return compile_window_stage(spec, ctx, "$setWindowFields");
+}
+
+result<stage_ptr> compile_window_stage(const value& spec, const compile_ctx& ctx, std::string_view stage_name) {
   if (!spec.is_document()) return make_error("the specification must be a document");
   auto s = std::make_shared<window_stage>();
+  s->name = std::string(stage_name);
   const value* output = nullptr;
   for (const field& f : spec.as_document()) {
     if (f.name == "partitionBy") {
@@ -174,6 +203,11 @@ result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx
       auto so = sort_spec::compile(f.val.as_document());
       if (!so) return std::move(so).error();
       s->sort_by = std::make_shared<const sort_spec>(std::move(*so));
+      if (f.val.as_document().size() == 1) {
+        auto e = ctx.compile(value("$" + f.val.as_document().front().name));
+        if (!e) return make_error("`sortBy`: " + e.error().message);
+        s->sort_field = std::move(*e);
+      }
     } else if (f.name == "output") {
       output = &f.val;
     } else {
@@ -186,7 +220,9 @@ result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx
   for (const field& f : output->as_document()) {
     auto o = compile_output(f, ctx);
     if (!o) return std::move(o).error();
-    if (!o->rank.empty() && !s->sort_by) return make_error(quoted(o->rank) + " needs a `sortBy`");
+    if (o->rank == "$linearFill" && !s->sort_by) return make_error("`$linearFill` requires a sortBy");
+    if (o->rank == "$linearFill" && !s->sort_field) return make_error("`$linearFill` requires a non-compound sortBy");
+    if (!o->rank.empty() && o->rank != "$locf" && !s->sort_by) return make_error(quoted(o->rank) + " needs a `sortBy`");
     s->outputs.push_back(std::move(*o));
   }
   return stage_ptr(s);
