@@ -117,6 +117,7 @@ struct densify_stage final : stage {
     std::vector<document> out;
     out.reserve(rows.size());
     std::vector<value> vars(1);
+    std::uint64_t generated = 0;
     // Emits rows [b, e) of one partition with the grid values from `lo` that none of them
     // holds, while below `hi` (or equal to it when `inclusive`).
     auto densify = [&](std::size_t b, std::size_t e, const document& keys, const value* lo, const value* hi, bool inclusive) {
@@ -131,7 +132,15 @@ struct densify_stage final : stage {
         ctx.poll();
         document made = keys;
         set_path(made, field, *g);
-        budget.add(approx_bytes(made) + sizeof(document));
+        try {
+          budget.add(approx_bytes(made) + sizeof(document));
+        } catch (const expression_error& e) {  // "stage `$densify` exceeded its memory limit of N MiB (…)"
+          const std::string m = e.what();
+          fail(m.substr(0, m.find(" (")) + " after generating " + std::to_string(generated) +
+               " documents (it holds its input and the documents it generates in memory and does not spill to disk): "
+               "use a larger `step` or narrower `bounds`, or add a `$match` before it");
+        }
+        ++generated;
         out.push_back(std::move(made));
         g = advance(*g, vars);
       };

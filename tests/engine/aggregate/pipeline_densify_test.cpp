@@ -215,7 +215,9 @@ TEST_CASE("densify refuses to generate past the stage memory limit and names the
   f.with("c", "[]");
   f.options.max_stage_bytes = 1 << 20;
   const std::string e = f.error(R"([{"$densify": {"field": "x", "range": {"step": 1, "bounds": [0, 1000000000000]}}}])");
-  CHECK(e.find("stage `$densify` exceeded its memory limit of ") == 0);
+  CHECK(e.find("stage `$densify` exceeded its memory limit of 1 MiB after generating ") == 0);
+  CHECK(e.find(" documents (it holds its input and the documents it generates in memory and does not spill to disk): "
+               "use a larger `step` or narrower `bounds`, or add a `$match` before it") != std::string::npos);
   // a range that fits is generated in full
   CHECK(f.run(R"([{"$densify": {"field": "x", "range": {"step": 1, "bounds": [0, 1000]}}}, {"$count": "n"}])") == lines({R"({"n":1000})"}));
 }
