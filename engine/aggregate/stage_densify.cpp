@@ -147,7 +147,7 @@ struct densify_stage final : stage {
       for (std::size_t i = b; i < e; ++i) {
         if (rows[i].v && g) {
           while (in_range() && compare(*g, *rows[i].v) < 0) generate();
-          if (compare(*g, *rows[i].v) == 0) g = advance(*g, vars);
+          if (in_range() && compare(*g, *rows[i].v) == 0) g = advance(*g, vars);  // present: not generated
         }
         out.push_back(std::move(rows[i].doc));
       }
