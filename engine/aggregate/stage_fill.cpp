@@ -106,6 +106,11 @@ result<stage_ptr> compile_fill(const value& spec, const compile_ctx& ctx) {
   if (partition_by != nullptr && partition_fields != nullptr) {
     return make_error("at most one of `partitionBy` and `partitionByFields` may be given");
   }
+  if (partition_by != nullptr && !partition_by->is_string() && !partition_by->is_document()) {
+    return make_error("`partitionBy` must be an expression given as a string (\"$field\") or a document, got " +
+                      std::string(bson_type_alias(*partition_by)));
+  }
+  if (sort_by != nullptr && !sort_by->is_document()) return make_error("`sortBy` must be a sort document such as {\"time\": 1}");
   document window_output, add_fields;
   for (const field& f : output->as_document()) {
     if (auto p = field_path_parts(f.name, "output field"); !p) return std::move(p).error();

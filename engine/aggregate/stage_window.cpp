@@ -203,10 +203,8 @@ result<stage_ptr> compile_window_stage(const value& spec, const compile_ctx& ctx
       auto so = sort_spec::compile(f.val.as_document());
       if (!so) return std::move(so).error();
       s->sort_by = std::make_shared<const sort_spec>(std::move(*so));
-      if (f.val.as_document().size() == 1) {
-        auto e = ctx.compile(value("$" + f.val.as_document().front().name));
-        if (!e) return make_error("`sortBy`: " + e.error().message);
-        s->sort_field = std::move(*e);
+      if (f.val.as_document().size() == 1) {  // for $linearFill, which reads the sort value
+        if (auto e = ctx.compile(value("$" + f.val.as_document().front().name))) s->sort_field = std::move(*e);
       }
     } else if (f.name == "output") {
       output = &f.val;

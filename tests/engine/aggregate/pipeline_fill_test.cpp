@@ -164,6 +164,9 @@ TEST_CASE("a bad fill specification is refused with a precise message") {
         p + "unknown argument `window` (expected `partitionBy`, `partitionByFields`, `sortBy`, `output`)");
   CHECK(fill_error(c, R"({"partitionByFields": ["$a"], "output": {"v": {"method": "locf"}}})") ==
         p + "partitionByFields field `$a` has a component starting with '$'");
+  CHECK(fill_error(c, R"({"partitionBy": 5, "output": {"v": {"method": "locf"}}})") ==
+        p + "`partitionBy` must be an expression given as a string (\"$field\") or a document, got int");
+  CHECK(fill_error(c, R"({"sortBy": "t", "output": {"v": {"value": 1}}})") == p + "`sortBy` must be a sort document such as {\"time\": 1}");
   CHECK(fill_error(c, R"({"partitionByFields": "a", "output": {"v": {"method": "locf"}}})") ==
         p + "`partitionByFields` must be an array of field names");
 }
