@@ -2,8 +2,8 @@
 // accumulator over a window of documents ({documents: [lower, upper]}) or of sort values
 // ({range: [lower, upper], unit?}) — default: the whole partition — a rank ($rank,
 // $denseRank, $documentNumber) or a window-only operator ($shift, $derivative, $integral,
-// $expMovingAvg, $covariancePop, $covarianceSamp, $locf, $linearFill). Windows and those
-// operators: window.hpp. The stage holds its whole input within the memory limit; output is
+// $expMovingAvg, $covariancePop, $covarianceSamp, $locf, $linearFill; the last two are also
+// what $fill compiles into, stage_fill.cpp). Windows and those operators: window.hpp. The stage holds its whole input within the memory limit; output is
 // in partition, then sort, order.
 #include <algorithm>
 #include <utility>
@@ -23,6 +23,7 @@ struct window_output {
 };
 
 struct window_stage final : stage {
+  std::string name = "$setWindowFields";  // in the memory limit error ($fill compiles into one)
   std::optional<expression> partition_by;
   std::shared_ptr<const sort_spec> sort_by;
   std::vector<window_output> outputs;
@@ -61,7 +62,7 @@ struct window_stage final : stage {
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget("$setWindowFields", ctx);
+    memory_budget budget(name, ctx);
     std::vector<row> rows;
     document d;
     std::uint64_t seq = 0;
@@ -151,8 +152,13 @@ result<window_output> compile_output(const field& f, const sort_spec* sort_by, c
 }  // namespace
 
 result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx& ctx) {
+  return compile_window_stage(spec, ctx, "$setWindowFields");
+}
+
+result<stage_ptr> compile_window_stage(const value& spec, const compile_ctx& ctx, std::string_view stage_name) {
   if (!spec.is_document()) return make_error("the specification must be a document");
   auto s = std::make_shared<window_stage>();
+  s->name = std::string(stage_name);
   const value* output = nullptr;
   for (const field& f : spec.as_document()) {
     if (f.name == "partitionBy") {

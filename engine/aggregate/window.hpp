@@ -94,8 +94,6 @@ result<window_function_ptr> compile_window_math(const window_call& call, window_
 
 // Shared argument helpers (window_ops.cpp).
 inline bool nullish(const expr_value& v) noexcept { return !v || v->is_null(); }
-inline bool is_date(const value& v) noexcept { return v.type() == kind::date_time; }
-inline std::int64_t date_of(const value& v) { return std::get<date_time>(v.raw()).millis; }
 std::string type_of(const expr_value& v);  // "double", "string", "missing", …
 // The value as a double for the window arithmetic; nullopt for non-numbers. Decimal128
 // values are refused with an error naming `op` (as elsewhere in the engine).

@@ -48,7 +48,7 @@ double position(const std::string& op, const expr_value& x, bool with_unit) {
   const bool date = x && is_date(*x);
   if (with_unit) {
     if (!date) fail(op + " with 'unit' expects the sortBy field to be a Date");
-    return static_cast<double>(date_of(*x));
+    return static_cast<double>(date_millis(*x));
   }
   if (date && op == "$derivative") fail(op + " where the sortBy is a Date requires an 'unit'");
   if (!x || !x->is_number()) fail(op + " (with no 'unit') expects the sortBy field to be numeric");

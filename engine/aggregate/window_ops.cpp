@@ -1,7 +1,8 @@
 // The window-only operators of $setWindowFields that walk the partition in order rather than
 // fold a window: $shift (the value `by` documents away, or `default`), $expMovingAvg (the
 // exponential moving average, N or alpha), $locf (the last non-null value carried forward)
-// and $linearFill (nulls filled on the line between the surrounding values). Each follows
+// and $linearFill (nulls filled on the line between the surrounding values; both filled by
+// stage_fill.cpp's functions, which $fill uses too). Each follows
 // mongod's rules on windows and sortBy; $derivative, $integral and $covariance*: window_math.cpp.
 #include <cmath>
 
@@ -131,60 +132,23 @@ result<window_function_ptr> compile_ema(const window_call& c) {
   return window_function_ptr(f);
 }
 
-struct locf_fn final : window_function {
+// $locf and $linearFill share their filling with $fill (stage_fill.cpp: locf_values,
+// linear_fill_values and mongod's checks of $linearFill's values and sort values).
+struct gap_fill_fn final : window_function {
   expression input;
+  bool linear = false;
   void fill(const window_partition& p, const std::vector<extent>&, std::vector<expr_value>& out, exec_ctx& ctx) const override {
-    value last;  // null until a value is seen
+    std::vector<expr_value> ys, xs;
+    ys.reserve(p.size());
     for (const document* d : p.docs) {
       ctx.poll();
-      expr_value v = ctx.eval(input, *d);
-      if (!nullish(v)) last = std::move(*v);
-      out.push_back(last);
+      ys.push_back(ctx.eval(input, *d));
     }
-  }
-};
-
-struct linear_fill_fn final : window_function {
-  expression input;
-  void fill(const window_partition& p, const std::vector<extent>&, std::vector<expr_value>& out, exec_ctx& ctx) const override {
-    const std::size_t n = p.size();
-    std::vector<expr_value> ys(n);
-    for (std::size_t i = 0; i < n; ++i) {  // mongod's checks, in document order
-      ctx.poll();
-      ys[i] = ctx.eval(input, *p.docs[i]);
-      if (!nullish(ys[i]) && !ys[i]->is_number()) fail("Value to be filled must be numeric or nullish, but found " + type_of(ys[i]));
-      const expr_value& x = *p.sort_values[i];
-      if (!x || !(x->is_number() || is_date(*x))) fail("Value of the sortBy field must be numeric or a date, but found " + type_of(x));
-      if (i > 0) {
-        const expr_value& prev = *p.sort_values[i - 1];
-        if (compare(*x, *prev) == 0) fail("There can be no repeated values in the sort field");
-        if (is_date(*x) != is_date(*prev)) {
-          fail("Conflicting sort value types, previously received type " + type_of(prev) + ", but found " + type_of(x));
-        }
-      }
+    if (linear) {
+      xs.reserve(p.size());
+      for (const expr_value* x : p.sort_values) xs.push_back(*x);
     }
-    auto xv = [&](std::size_t i) -> double {
-      const value& x = **p.sort_values[i];
-      return is_date(x) ? static_cast<double>(date_of(x)) : *window_number("$linearFill", x);
-    };
-    std::size_t left = n;  // the last row with a value
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!nullish(ys[i])) {
-        window_number("$linearFill", *ys[i]);
-        out.push_back(ys[i]);
-        left = i;
-        continue;
-      }
-      std::size_t right = i + 1;
-      while (right < n && nullish(ys[right])) ++right;
-      if (left == n || right == n) {
-        out.push_back(value());
-        continue;
-      }
-      const double x1 = xv(left), y1 = *window_number("$linearFill", *ys[left]);
-      const double x2 = xv(right), y2 = *window_number("$linearFill", *ys[right]);
-      out.push_back(value(y1 + (xv(i) - x1) * ((y2 - y1) / (x2 - x1))));
-    }
+    for (value& v : linear ? linear_fill_values(ys, xs) : locf_values(ys)) out.push_back(std::move(v));
   }
 };
 
@@ -192,15 +156,14 @@ result<window_function_ptr> compile_plain(const window_call& c) {
   if (c.window != nullptr) return make_error("`window` is not allowed in " + quoted(c.name));
   auto e = c.ctx.compile(c.arg);
   if (!e) return make_error(quoted(c.name) + ": " + e.error().message);
-  if (c.name == "$locf") {
-    auto f = std::make_shared<locf_fn>();
-    f->input = std::move(*e);
-    return window_function_ptr(f);
-  }
-  if (c.sort_by == nullptr || c.sort_by->keys().size() != 1) return make_error("`$linearFill` needs a `sortBy` on exactly one field");
-  auto f = std::make_shared<linear_fill_fn>();
+  auto f = std::make_shared<gap_fill_fn>();
   f->input = std::move(*e);
-  f->needs_sort_values = true;
+  if (c.name == "$linearFill") {
+    if (c.sort_by == nullptr) return make_error("`$linearFill` requires a sortBy");
+    if (c.sort_by->keys().size() != 1) return make_error("`$linearFill` requires a non-compound sortBy");
+    f->linear = true;
+    f->needs_sort_values = true;
+  }
   return window_function_ptr(f);
 }
 

@@ -57,7 +57,7 @@ point point_of(const value& v) {
   point p;
   if (v.is_int32()) p.i = v.as_int32();
   else if (v.is_int64()) p.i = v.as_int64();
-  else if (is_date(v)) p.i = date_of(v);
+  else if (is_date(v)) p.i = date_millis(v);
   else p.integral = false, p.d = v.as_double();
   return p;
 }

@@ -160,11 +160,11 @@ TEST_CASE("linearFill refuses repeated sort values and values it cannot interpol
   fixture f;
   f.with("c", R"([{"_id": 1, "x": 1, "y": 1}, {"_id": 2, "x": 1}, {"_id": 3, "x": 2, "y": 3}])");
   CHECK(f.error(R"([{"$setWindowFields": {"sortBy": {"x": 1}, "output": {"y": {"$linearFill": "$y"}}}}])")
-            .find("There can be no repeated values in the sort field") != std::string::npos);
+            .find("`$linearFill`: there can be no repeated values in the sort field") != std::string::npos);
   fixture g;
   g.with("c", R"([{"_id": 1, "x": 1, "y": "high"}])");
   CHECK(g.error(R"([{"$setWindowFields": {"sortBy": {"x": 1}, "output": {"y": {"$linearFill": "$y"}}}}])")
-            .find("Value to be filled must be numeric or nullish, but found string") != std::string::npos);
+            .find("`$linearFill`: value to be filled must be numeric or nullish, but found string") != std::string::npos);
 }
 
 TEST_CASE("window-only operators refuse the specs mongod refuses") {
@@ -193,7 +193,8 @@ TEST_CASE("window-only operators refuse the specs mongod refuses") {
         k_p + "`$expMovingAvg` takes a document with exactly two fields: `input`, and either `N` or `alpha`");
   CHECK(spec_error(by_q, R"({"$covariancePop": "$price"})") == k_p + "`$covariancePop` takes an array of two expressions");
   CHECK(spec_error(by_q, R"({"$locf": "$price", "window": {"documents": [-1, 0]}})") == k_p + "`window` is not allowed in `$locf`");
-  CHECK(spec_error("", R"({"$linearFill": "$price"})") == k_p + "`$linearFill` needs a `sortBy` on exactly one field");
+  CHECK(spec_error("", R"({"$linearFill": "$price"})") == k_p + "`$linearFill` requires a sortBy");
+  CHECK(spec_error(R"("sortBy": {"quantity": 1, "price": 1}, )", R"({"$linearFill": "$price"})") == k_p + "`$linearFill` requires a non-compound sortBy");
 }
 
 TEST_CASE("derivative and integral check the sort values against their unit") {
