@@ -74,6 +74,16 @@ decimal128 from_double(double d) {
   return ours(q);
 }
 
+decimal128 of(const value& v) {
+  switch (v.type()) {
+    case kind::int32: return from_int32(v.as_int32());
+    case kind::int64: return from_int64(v.as_int64());
+    case kind::double_: return from_double(v.as_double());
+    case kind::decimal128: return std::get<decimal128>(v.raw());
+    default: return from_double(std::nan(""));
+  }
+}
+
 std::optional<decimal128> parse(std::string_view text) {
   if (text.size() > 1000) return std::nullopt;
   bson_decimal128_t dec;
@@ -86,6 +96,15 @@ std::optional<decimal128> parse(std::string_view text) {
 double to_double(const decimal128& d) {
   _IDEC_flags f = 0;
   return __bid128_to_binary64(lib(d), k_even, &f);
+}
+
+double to_double(const decimal128& d, double_fit& fit) {
+  _IDEC_flags f = 0;
+  const double out = __bid128_to_binary64(lib(d), k_even, &f);
+  fit = (f & BID_OVERFLOW_EXCEPTION)    ? double_fit::overflow
+        : (f & BID_UNDERFLOW_EXCEPTION) ? double_fit::underflow
+                                        : double_fit::exact_or_rounded;
+  return out;
 }
 
 std::optional<std::int64_t> to_int64_trunc(const decimal128& d) {

@@ -28,12 +28,19 @@ decimal128 from_double(double d);
 // A double rounded to 34 significant digits (nearly exact: 0.1 → 0.1000000000000000055511151231257827),
 // as MongoDB uses to compare a decimal with a double and to add a double sum to a decimal one.
 decimal128 from_double_34(double d);
+// Any number as MongoDB coerces it to decimal: int32/int64 exactly, a double by from_double, a
+// decimal as itself. Not for other kinds (gives NaN).
+decimal128 of(const value& v);
 // Parses MongoDB's decimal string syntax ("1.5", "-1E+3", "Infinity", "NaN"); nullopt when not
 // a decimal or when it has more than 34 significant digits that cannot be rounded away exactly.
 std::optional<decimal128> parse(std::string_view text);
 
 // Nearest double, ties to even.
 double to_double(const decimal128& d);
+// Same, and says whether the value was beyond the double range (a finite decimal that became
+// ±Infinity: overflow) or below its smallest normal magnitude and rounded (underflow).
+enum class double_fit { exact_or_rounded, overflow, underflow };
+double to_double(const decimal128& d, double_fit& fit);
 // Truncated toward zero to an int64 / int32; nullopt for NaN, ±Infinity and out of range.
 std::optional<std::int64_t> to_int64_trunc(const decimal128& d);
 std::optional<std::int32_t> to_int32_trunc(const decimal128& d);
