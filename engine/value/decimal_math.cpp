@@ -84,13 +84,43 @@ decimal128 of(const value& v) {
   }
 }
 
+namespace {
+
+// [+-] digits [. digits] [(e|E) [+-] digits], at least one mantissa digit.
+bool plain_number_syntax(std::string_view t) {
+  std::size_t i = 0, digits = 0;
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) ++digits;
+  if (i < t.size() && t[i] == '.') {
+    for (++i; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    std::size_t exp_digits = 0;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) ++exp_digits;
+    if (exp_digits == 0 || exp_digits > 6) return false;
+  }
+  return i == t.size();
+}
+
+}  // namespace
+
 std::optional<decimal128> parse(std::string_view text) {
   if (text.size() > 1000) return std::nullopt;
   bson_decimal128_t dec;
-  if (!bson_decimal128_from_string_w_len(text.data(), static_cast<int>(text.size()), &dec)) {
-    return std::nullopt;
+  if (bson_decimal128_from_string_w_len(text.data(), static_cast<int>(text.size()), &dec)) {
+    return decimal128{dec.high, dec.low};
   }
-  return decimal128{dec.high, dec.low};
+  // libbson refuses more than 34 significant digits that do not round away exactly; MongoDB
+  // rounds them half to even (as NumberDecimal("…") does). Only well-formed numbers get here.
+  if (!plain_number_syntax(text)) return std::nullopt;
+  std::string copy(text);
+  _IDEC_flags f = 0;
+  const BID_UINT128 x = __bid128_from_string(copy.data(), k_even, &f);
+  if (f & BID_INVALID_EXCEPTION) return std::nullopt;
+  return ours(x);
 }
 
 double to_double(const decimal128& d) {

@@ -31,8 +31,9 @@ decimal128 from_double_34(double d);
 // Any number as MongoDB coerces it to decimal: int32/int64 exactly, a double by from_double, a
 // decimal as itself. Not for other kinds (gives NaN).
 decimal128 of(const value& v);
-// Parses MongoDB's decimal string syntax ("1.5", "-1E+3", "Infinity", "NaN"); nullopt when not
-// a decimal or when it has more than 34 significant digits that cannot be rounded away exactly.
+// Parses MongoDB's decimal string syntax ("1.5", "-1E+3", "Infinity", "NaN"); more than 34
+// significant digits round half to even, as MongoDB's $toDecimal does; nullopt when not a
+// decimal.
 std::optional<decimal128> parse(std::string_view text);
 
 // Nearest double, ties to even.

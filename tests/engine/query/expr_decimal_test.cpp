@@ -148,3 +148,10 @@ TEST_CASE("conversions to and from decimal follow MongoDB's table and errors") {
   CHECK(ev(R"({"$isNumber": )" + nd("1") + "}") == "true");
   CHECK(ev(R"({"$type": )" + nd("1") + "}") == R"("decimal")");
 }
+
+TEST_CASE("an integral decimal serves where an integer argument is needed") {
+  CHECK(ev(R"({"$arrayElemAt": [[10, 20, 30], )" + nd("2.0") + "]}") == "30");
+  CHECK(ev(R"({"$range": [0, )" + nd("3") + "]}") == "[0,1,2]");
+  CHECK(err(R"({"$arrayElemAt": [[10], )" + nd("0.5") + "]}") ==
+        "$arrayElemAt's second argument requires an integral number, not decimal");
+}

@@ -133,6 +133,19 @@ TEST_CASE("decimal transcendental functions match MongoDB's results") {
   CHECK(dm::is_nan(dm::sqrt(d("-1"))));
 }
 
+TEST_CASE("parsing rounds more than 34 digits half to even and refuses what is not a number") {
+  CHECK(s(d("1.0000000000000000000000000000000015")) == "1.000000000000000000000000000000002");
+  CHECK(s(d("1.0000000000000000000000000000000025")) == "1.000000000000000000000000000000002");
+  CHECK(s(d("-12345678901234567890123456789012345678")) == "-1.234567890123456789012345678901235E+37");
+  CHECK(s(d("-Infinity")) == "-Infinity");
+  CHECK_FALSE(dm::parse("").has_value());
+  CHECK_FALSE(dm::parse("1.2.3").has_value());
+  CHECK_FALSE(dm::parse("0x10").has_value());
+  CHECK_FALSE(dm::parse("1e").has_value());
+  CHECK_FALSE(dm::parse(" 1").has_value());
+  CHECK_FALSE(dm::parse("12345678901234567890123456789012345678x").has_value());
+}
+
 TEST_CASE("decimal comparison is by value with NaN lowest") {
   CHECK(dm::compare(d("1.0"), d("1.00")) == 0);
   CHECK(dm::compare(d("-0"), d("0")) == 0);
