@@ -10,6 +10,7 @@ packages=(
   libtomlplusplus-dev libcli11-dev doctest-dev
   libpq-dev libmariadb-dev libsqlite3-dev libsystemd-dev
   libstemmer-dev libhnswlib-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libyaml-cpp-dev
+  libintelrdfpmath-dev
   postgresql mariadb-server mariadb-client
   nodejs npm python3 openssl
   chromium

@@ -27,9 +27,7 @@ struct sum_state final : accumulator_state {
     return 0;
   }
   expr_value finish(exec_ctx&) override {
-    if (!avg) return sum.total();
-    if (sum.count() == 0) return value();
-    return value(sum.as_double() / static_cast<double>(sum.count()));
+    return avg ? sum.average() : sum.total();
   }
 };
 

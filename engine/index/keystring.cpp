@@ -1,8 +1,11 @@
 #include "engine/index/keystring.hpp"
 
+#include "engine/value/decimal_math.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 // Layout of one encoded value (ascending); every form is prefix-free:
 //
@@ -33,7 +36,19 @@
 // order; and since content never holds 0x00 0x00, no string's key is a prefix of another's
 // (a single 0x00 terminator would make "a" a prefix of "a\0" and break descending keys).
 //
-// decimal128 values are encoded through their nearest double, as compare() orders them.
+// decimal128 values: one equal to an int64 takes that integer's key, one equal to a double
+// (at the double's 34-digit value, as compare() matches them) that double's key. Any other
+// decimal x lies strictly between two adjacent doubles D < x < next(D) and is written
+//
+//               0x1F D[8] 0x04 dec(x)      when no int64 lies strictly inside (D, next(D))
+//               0x1F D[8] k[2] 0xFF dec(x) otherwise (|D| in [2^53, 2^63)): k = floor(x - D)
+//
+// dec(x) = adjusted exponent + 6200 as u16 big-endian, the significant digits without
+// trailing zeros as ASCII, 0x00; every byte inverted when x < 0 (all x between D and next(D)
+// share one sign). So 0x04 sorts after the 00 00 of D itself and 0xFF after anything that can
+// follow D's or an integer's key in a compound key. The second form is the one exception to
+// prefix-freeness: the integer D + k's key is a prefix of it (such decimals need a fraction
+// and 17 to 19 integer digits); order and equality stay exact.
 
 namespace omgdb::engine {
 namespace {
@@ -103,6 +118,56 @@ void put_int(std::string& out, std::int64_t i) {
   put_number(out, d, static_cast<std::uint16_t>(i - below));  // 0 <= i - below < 2^10
 }
 
+// dec(x) of the layout above: the canonical (representation-free) form of a non-zero finite x.
+void put_decimal_digits(std::string& out, const decimal128& x) {
+  // BID: sign, then a 14-bit exponent and a 113-bit coefficient (the "11" combination form
+  // only holds non-canonical coefficients, which read as zero and never reach here).
+  const unsigned __int128 mask = (static_cast<unsigned __int128>(1) << 113) - 1;
+  unsigned __int128 coefficient = ((static_cast<unsigned __int128>(x.high) << 64) | x.low) & mask;
+  int exponent = static_cast<int>((x.high >> 49) & 0x3FFF) - 6176;
+  char digits[40];
+  int n = 0;
+  while (coefficient != 0) {
+    digits[n++] = static_cast<char>('0' + static_cast<int>(coefficient % 10));
+    coefficient /= 10;
+  }
+  int first = 0;
+  while (first < n && digits[first] == '0') ++first, ++exponent;  // trailing zeros
+  const int adjusted = exponent + (n - first) - 1;
+  const std::size_t start = out.size();
+  const auto biased = static_cast<std::uint16_t>(adjusted + 6200);
+  out.push_back(static_cast<char>(biased >> 8));
+  out.push_back(static_cast<char>(biased & 0xFF));
+  for (int k = n - 1; k >= first; --k) out.push_back(digits[k]);
+  out.push_back('\0');
+  if (decimal_math::is_negative(x)) {
+    for (std::size_t k = start; k < out.size(); ++k) out[k] = static_cast<char>(~out[k]);
+  }
+}
+
+void put_decimal(std::string& out, const decimal128& x) {
+  namespace dm = decimal_math;
+  if (dm::is_nan(x)) return put_number(out, std::numeric_limits<double>::quiet_NaN(), 0);
+  if (auto i = dm::exact_int64(x)) return put_int(out, *i);
+  double d = dm::to_double(x);
+  int c = dm::compare(x, d);
+  if (c == 0) return put_number(out, d, 0);
+  if (c < 0) d = std::nextafter(d, -INFINITY);  // now d < x < next(d)
+  out.push_back(static_cast<char>(tag_number));
+  put_u64(out, double_bits(d));
+  const double up = std::nextafter(d, INFINITY);
+  if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && up - d > 1) {
+    // Integers sit inside this gap with ties 1…: after the largest one below x.
+    const auto k = dm::to_int64_trunc(dm::sub(x, dm::from_double_34(d))).value_or(0);
+    out.push_back(static_cast<char>((k >> 8) & 0xFF));
+    out.push_back(static_cast<char>(k & 0xFF));
+    out.push_back(static_cast<char>(0xFF));
+  } else {
+    out.push_back(static_cast<char>(0x04));
+  }
+  put_decimal_digits(out, x);
+}
+
 // The byte a field's value starts with inside a document: its type bracket.
 unsigned char bracket(const value& v) {
   switch (v.type()) {
@@ -134,8 +199,8 @@ void put_value(std::string& out, const value& v) {
     case kind::boolean: out.push_back(static_cast<char>(v.as_bool() ? tag_true : tag_false)); return;
     case kind::int32: put_int(out, v.as_int32()); return;
     case kind::int64: put_int(out, v.as_int64()); return;
-    case kind::double_:
-    case kind::decimal128: put_number(out, v.number_as_double(), 0); return;
+    case kind::double_: put_number(out, v.as_double(), 0); return;
+    case kind::decimal128: put_decimal(out, std::get<decimal128>(v.raw())); return;
     case kind::string:
       out.push_back(static_cast<char>(tag_string));
       put_escaped(out, v.as_string());

@@ -8,8 +8,9 @@
 // a type byte per bracket (MinKey, null, numbers, string, object, array, binary, ObjectId,
 // bool, date, timestamp, regex, MaxKey), numbers of every type in one order, strings escaped
 // (0x00 → 0x00 0xFF) and terminated with 0x00 0x00 (two bytes, so that no key is a prefix
-// of another; the byte layout is described in keystring.cpp). decimal128 values take the key
-// of their nearest double, as compare() orders them.
+// of another; the byte layout is described in keystring.cpp). decimal128 values are keyed
+// exactly: NumberDecimal("1.00") shares 1's key, NumberDecimal("0.1") sorts just above the
+// double 0.1's 34-digit value, two decimals share a key only when they are equal.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/query/expr_detail.hpp"
+#include "engine/value/decimal_math.hpp"
 
 namespace omgdb::engine {
 namespace expr_detail {
@@ -73,7 +74,8 @@ std::string arguments(int n) { return std::to_string(n) + (n == 1 ? " argument" 
 
 const op_info* find_op(std::string_view name) {
   static const op_table tables[] = {core_ops(),  arith_ops(), string_ops(), regex_ops(), array_ops(),
-                                    set_ops(),   object_ops(), type_ops(),  date_ops(),  accum_ops()};
+                                    set_ops(),   object_ops(), type_ops(),  date_ops(),  accum_ops(),
+                                    math_ops()};
   for (const op_table& t : tables) {
     for (const op_info* op = t.begin; op != t.end; ++op) {
       if (op->name == name) return op;
@@ -340,7 +342,7 @@ bool expr_truthy(const expr_value& v) {
     case kind::int32: return v->as_int32() != 0;
     case kind::int64: return v->as_int64() != 0;
     case kind::double_:
-    case kind::decimal128: return v->number_as_double() != 0;  // NaN is true
+    case kind::decimal128: return !decimal_math::is_zero(std::get<decimal128>(v->raw()));  // NaN is true
     default: return true;
   }
 }

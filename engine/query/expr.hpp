@@ -122,12 +122,15 @@ int compare_expr(const expr_value& a, const expr_value& b);
 
 // MongoDB's sum of numbers, shared by the $sum / $avg expressions and accumulators:
 // int + int stays int, or becomes long when it overflows; a long overflow continues in
-// double; any double makes the sum a double. Non-numbers are ignored; decimal128 values
-// throw expression_error (not supported yet).
+// double; any double makes the sum a double. Any decimal128 makes it a decimal, as MongoDB
+// does: decimals add up exactly (34 digits) apart from the other numbers, whose sum joins
+// at the end (integers exactly, a double sum at 34 digits). Non-numbers are ignored.
 class numeric_sum {
  public:
   void add(const value& v);
   value total() const;
+  // $avg: null without numbers, a decimal when any input was one, else a double.
+  value average() const;
   double as_double() const;
   std::uint64_t count() const noexcept { return count_; }  // numbers added
 
@@ -136,6 +139,9 @@ class numeric_sum {
   std::int64_t long_ = 0;
   long double double_ = 0;
   std::uint64_t count_ = 0;
+  bool has_decimal_ = false;
+  decimal128 decimal_{};  // the decimal inputs' sum, when has_decimal_
+  decimal128 decimal_total() const;
 };
 
 // Aggregation truthiness (false, null, missing and numeric zero are false).

@@ -4,12 +4,19 @@
 #include <cmath>
 
 #include "engine/query/expr_detail.hpp"
+#include "engine/value/decimal_math.hpp"
 
 namespace omgdb::engine {
 
 void numeric_sum::add(const value& v) {
-  if (v.is_decimal()) throw expression_error("$sum and $avg do not support decimal values yet");
   if (!v.is_number()) return;
+  if (v.is_decimal()) {
+    const decimal128& d = std::get<decimal128>(v.raw());
+    decimal_ = has_decimal_ ? decimal_math::add(decimal_, d) : d;
+    has_decimal_ = true;
+    ++count_;
+    return;
+  }
   ++count_;
   if (v.is_double()) {
     if (width_ < 2) double_ = static_cast<long double>(long_);
@@ -32,10 +39,25 @@ void numeric_sum::add(const value& v) {
   }
 }
 
+decimal128 numeric_sum::decimal_total() const {
+  const decimal128 others = width_ == 2 ? decimal_math::from_double_34(static_cast<double>(double_))
+                                        : decimal_math::from_int64(long_);
+  return decimal_math::add(decimal_, others);
+}
+
 value numeric_sum::total() const {
+  if (has_decimal_) return value(decimal_total());
   if (width_ == 2) return value(static_cast<double>(double_));
   if (width_ == 1) return value(long_);
   return expr_detail::int_or_long(long_);
+}
+
+value numeric_sum::average() const {
+  if (count_ == 0) return value();
+  if (has_decimal_) {
+    return value(decimal_math::div(decimal_total(), decimal_math::from_int64(static_cast<std::int64_t>(count_))));
+  }
+  return value(as_double() / static_cast<double>(count_));
 }
 
 double numeric_sum::as_double() const { return width_ == 2 ? static_cast<double>(double_) : static_cast<double>(long_); }
@@ -62,9 +84,7 @@ array operands(const op_node& self, eval_ctx& ctx) {
 expr_value sum_op(const op_node& self, eval_ctx& ctx) {
   numeric_sum s;
   for (const value& v : operands(self, ctx)) s.add(v);
-  if (self.name == "$sum") return s.total();
-  if (s.count() == 0) return value();
-  return value(s.as_double() / static_cast<double>(s.count()));
+  return self.name == "$sum" ? s.total() : s.average();
 }
 
 expr_value min_max_op(const op_node& self, eval_ctx& ctx) {

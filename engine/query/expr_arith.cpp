@@ -1,19 +1,25 @@
 // Arithmetic expression operators with MongoDB's numeric promotion (int → long on overflow,
 // long → double on overflow, any double → double) and its date arithmetic for $add and
-// $subtract. The error texts are MongoDB's.
+// $subtract. Any decimal128 operand makes the result a decimal (MongoDB's widening: integers
+// convert exactly, doubles with 15 significant digits as $toDecimal does). The error texts
+// are MongoDB's.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/query/expr_detail.hpp"
+#include "engine/value/decimal_math.hpp"
 
 namespace omgdb::engine::expr_detail {
 namespace {
 
 using i64 = std::int64_t;
+namespace dm = decimal_math;
 
 // The widest numeric type seen so far, in MongoDB's order int < long < double.
 enum class width { int32, int64, dbl };
@@ -25,15 +31,57 @@ width width_of(const value& v) {
 i64 as_long(const value& v) { return v.is_int32() ? v.as_int32() : v.as_int64(); }
 
 
-// A numeric operand of `op`; decimal128 and non-numbers are refused with an error naming `op`.
+// A numeric operand of `op`; non-numbers are refused with an error naming `op`.
 const value& numeric(const std::string& op, const value& v) {
-  if (v.is_decimal()) fail(op + " does not support decimal operands yet");
   if (!v.is_number()) fail(op + " only supports numeric types, not " + type_name(v));
   return v;
 }
 
 bool is_date(const value& v) { return v.type() == kind::date_time; }
 i64 millis(const value& v) { return std::get<date_time>(v.raw()).millis; }
+
+const decimal128& dec(const value& v) { return std::get<decimal128>(v.raw()); }
+
+// A decimal number of milliseconds added to or taken from a date: rounded half to even (as
+// MongoDB's Decimal128::toLong); NaN, ±Infinity or beyond the int64 range is an overflow.
+i64 decimal_millis(const decimal128& d, const char* op) {
+  auto n = dm::to_int64_round(d);
+  if (!n) fail(std::string("date overflow in ") + op);
+  return *n;
+}
+
+// $add with at least one decimal operand, as MongoDB's: the operands before the first
+// decimal add up as integers (exactly) and doubles; from the first decimal on every operand
+// is converted to decimal and added; the result is the decimal total plus the earlier part
+// (its double sum at 34 digits). A date's milliseconds are added last and the sum rounded
+// back to whole milliseconds.
+expr_value add_decimal(const std::vector<value>& operands) {
+  decimal128 integers = dm::zero(), total = dm::zero();
+  double doubles = 0;
+  bool seen_decimal = false, have_date = false;
+  i64 date_millis = 0;
+  for (const value& v : operands) {
+    if (is_date(v)) {
+      if (have_date) fail("only one date allowed in an $add expression");
+      have_date = true;
+      date_millis = millis(v);
+      continue;
+    }
+    if (v.is_decimal()) seen_decimal = true;
+    if (seen_decimal) {
+      total = dm::add(total, dm::of(v));
+    } else if (v.is_double()) {
+      doubles += v.as_double();
+    } else {
+      integers = dm::add(integers, dm::of(v));
+    }
+  }
+  decimal128 sum = dm::add(total, dm::add(integers, dm::from_double_34(doubles)));
+  if (!have_date) return value(sum);
+  sum = dm::add(sum, dm::from_int64(date_millis));
+  return value(date_time{decimal_millis(sum, "$add")});
+}
+
 
 // A double added to a date, rounded to whole milliseconds.
 i64 round_millis(double d, const char* op) {
@@ -44,13 +92,25 @@ i64 round_millis(double d, const char* op) {
 }
 
 expr_value add_op(const op_node& self, eval_ctx& root) {
+  std::vector<value> operands;
+  operands.reserve(self.args.size());
+  bool any_decimal = false;
+  for (std::size_t i = 0; i < self.args.size(); ++i) {
+    expr_value v = self.arg(i, root);
+    if (nullish(v)) return value();
+    if (!v->is_number() && !is_date(*v)) {
+      fail("$add only supports numeric or date types, not " + type_name(*v));
+    }
+    any_decimal = any_decimal || v->is_decimal();
+    operands.push_back(std::move(*v));
+  }
+  if (any_decimal) return add_decimal(operands);
   width w = width::int32;
   i64 long_total = 0;
   double double_total = 0;
   bool have_date = false;
-  for (std::size_t i = 0; i < self.args.size(); ++i) {
-    expr_value v = self.arg(i, root);
-    if (nullish(v)) return value();
+  for (const value& operand : operands) {
+    const value* v = &operand;
     if (is_date(*v)) {
       if (have_date) fail("only one date allowed in an $add expression");
       have_date = true;
@@ -58,10 +118,6 @@ expr_value add_op(const op_node& self, eval_ctx& root) {
       const i64 so_far = w == width::dbl ? round_millis(double_total, "$add") : long_total;
       if (__builtin_add_overflow(so_far, millis(*v), &long_total)) fail("date overflow in $add");
       continue;
-    }
-    if (!v->is_number() || v->is_decimal()) {
-      if (v->is_decimal()) fail("$add does not support decimal operands yet");
-      fail("$add only supports numeric or date types, not " + type_name(*v));
     }
     if (have_date) {
       const i64 add = v->is_double() ? round_millis(v->as_double(), "$add") : as_long(*v);
@@ -91,10 +147,19 @@ expr_value multiply_op(const op_node& self, eval_ctx& root) {
   width w = width::int32;
   i64 long_product = 1;
   double double_product = 1;
+  std::optional<decimal128> decimal_product;
   for (std::size_t i = 0; i < self.args.size(); ++i) {
     expr_value v = self.arg(i, root);
     if (nullish(v)) return value();
     numeric("$multiply", *v);
+    if (v->is_decimal() && !decimal_product) {
+      // As MongoDB: the partial product so far becomes a decimal (a double at 15 digits).
+      decimal_product = w == width::dbl ? dm::from_double(double_product) : dm::from_int64(long_product);
+    }
+    if (decimal_product) {
+      decimal_product = dm::mul(*decimal_product, dm::of(*v));
+      continue;
+    }
     const width vw = width_of(*v);
     if (vw > w) {
       if (vw == width::dbl && w != width::dbl) double_product = static_cast<double>(long_product);
@@ -109,6 +174,7 @@ expr_value multiply_op(const op_node& self, eval_ctx& root) {
       long_product = p;
     }
   }
+  if (decimal_product) return value(*decimal_product);
   if (w == width::dbl) return value(double_product);
   return w == width::int64 ? value(long_product) : int_or_long(long_product);
 }
@@ -122,16 +188,17 @@ expr_value subtract_op(const op_node& self, eval_ctx& root) {
       if (__builtin_sub_overflow(millis(*l), millis(*r), &out)) fail("date overflow in $subtract");
       return value(out);  // milliseconds between the dates, as a long
     }
-    if (!r->is_number() || r->is_decimal()) {
-      fail("can't $subtract " + type_name(*r) + " from date");
-    }
-    const i64 sub = r->is_double() ? round_millis(r->as_double(), "$subtract") : as_long(*r);
+    if (!r->is_number()) fail("can't $subtract " + type_name(*r) + " from date");
+    const i64 sub = r->is_decimal() ? decimal_millis(dec(*r), "$subtract")
+                    : r->is_double() ? round_millis(r->as_double(), "$subtract")
+                                     : as_long(*r);
     if (__builtin_sub_overflow(millis(*l), sub, &out)) fail("date overflow in $subtract");
     return value(date_time{out});
   }
   if (is_date(*r)) fail("can't $subtract date from " + type_name(*l));
   numeric("$subtract", *l);
   numeric("$subtract", *r);
+  if (l->is_decimal() || r->is_decimal()) return value(dm::sub(dm::of(*l), dm::of(*r)));
   const width w = std::max(width_of(*l), width_of(*r));
   if (w == width::dbl) return value(l->number_as_double() - r->number_as_double());
   i64 out = 0;
@@ -144,9 +211,13 @@ expr_value subtract_op(const op_node& self, eval_ctx& root) {
 expr_value divide_op(const op_node& self, eval_ctx& root) {
   expr_value l = self.arg(0, root), r = self.arg(1, root);
   if (nullish(l) || nullish(r)) return value();
-  if (!l->is_number() || !r->is_number() || l->is_decimal() || r->is_decimal()) {
-    if (l->is_decimal() || r->is_decimal()) fail("$divide does not support decimal operands yet");
+  if (!l->is_number() || !r->is_number()) {
     fail("$divide only supports numeric types, not " + type_name(*l) + " and " + type_name(*r));
+  }
+  if (l->is_decimal() || r->is_decimal()) {
+    const decimal128 denominator = dm::of(*r);
+    if (dm::is_zero(denominator)) fail("can't $divide by zero");
+    return value(dm::div(dm::of(*l), denominator));
   }
   const double d = r->number_as_double();
   if (d == 0) fail("can't $divide by zero");
@@ -156,9 +227,13 @@ expr_value divide_op(const op_node& self, eval_ctx& root) {
 expr_value mod_op(const op_node& self, eval_ctx& root) {
   expr_value l = self.arg(0, root), r = self.arg(1, root);
   if (nullish(l) || nullish(r)) return value();
-  if (!l->is_number() || !r->is_number() || l->is_decimal() || r->is_decimal()) {
-    if (l->is_decimal() || r->is_decimal()) fail("$mod does not support decimal operands yet");
+  if (!l->is_number() || !r->is_number()) {
     fail("$mod only supports numeric types, not " + type_name(*l) + " and " + type_name(*r));
+  }
+  if (l->is_decimal() || r->is_decimal()) {
+    const decimal128 divisor = dm::of(*r);
+    if (dm::is_zero(divisor)) fail("can't $mod by zero");
+    return value(dm::mod(dm::of(*l), divisor));
   }
   const double rd = r->number_as_double();
   if (rd == 0) fail("can't $mod by zero");
@@ -183,6 +258,7 @@ expr_value abs_op(const op_node& self, eval_ctx& root) {
     if (v->as_int64() == INT64_MIN) fail("can't take $abs of long long min");
     return value(static_cast<i64>(std::llabs(v->as_int64())));
   }
+  if (v->is_decimal()) return value(dm::abs(dec(*v)));
   return value(std::fabs(v->as_double()));
 }
 
@@ -190,6 +266,7 @@ expr_value ceil_op(const op_node& self, eval_ctx& root) {
   expr_value v = self.arg(0, root);
   if (nullish(v)) return value();
   numeric("$ceil", *v);
+  if (v->is_decimal()) return value(dm::round_to_place(dec(*v), 0, dm::rounding::up));
   return v->is_double() ? value(std::ceil(v->as_double())) : *v;
 }
 
@@ -197,6 +274,7 @@ expr_value floor_op(const op_node& self, eval_ctx& root) {
   expr_value v = self.arg(0, root);
   if (nullish(v)) return value();
   numeric("$floor", *v);
+  if (v->is_decimal()) return value(dm::round_to_place(dec(*v), 0, dm::rounding::down));
   return v->is_double() ? value(std::floor(v->as_double())) : *v;
 }
 
@@ -241,15 +319,18 @@ expr_value round_or_trunc(const op_node& self, eval_ctx& root, bool round) {
   if (self.args.size() > 1) {
     expr_value p = self.arg(1, root);
     if (nullish(p)) return value();
-    if (!p->is_number() || p->is_decimal() || p->number_as_double() != std::trunc(p->number_as_double())) {
-      fail(op + " needs an integral place, not " + type_name(*p));
-    }
-    const double pd = p->number_as_double();
+    const bool integral = p->is_decimal() ? dm::exact_int64(dec(*p)).has_value()
+                                          : p->is_number() && p->number_as_double() == std::trunc(p->number_as_double());
+    if (!integral) fail(op + " needs an integral place, not " + type_name(*p));
+    const double pd = p->is_decimal() ? static_cast<double>(*dm::exact_int64(dec(*p))) : p->number_as_double();
     if (pd < -20 || pd > 100) fail(op + " place must be in [-20, 100], got " + std::to_string(static_cast<i64>(pd)));
     place = static_cast<int>(pd);
   }
   if (nullish(v)) return value();
   numeric(op, *v);
+  if (v->is_decimal()) {
+    return value(dm::round_to_place(dec(*v), place, round ? dm::rounding::half_even : dm::rounding::toward_zero));
+  }
   if (v->is_double()) return value(round_double(v->as_double(), place, round));
   if (place >= 0) return *v;
   return round_integer(as_long(*v), -place, round, v->is_int32());

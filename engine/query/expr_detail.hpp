@@ -78,6 +78,7 @@ constexpr op_table table_of(const op_info (&ops)[N]) {
 // One table per file.
 op_table core_ops();    // expr_logic.cpp: comparison, boolean, conditional
 op_table arith_ops();   // expr_arith.cpp
+op_table math_ops();    // expr_math.cpp: $sqrt $pow $exp $ln $log $log10
 op_table string_ops();  // expr_string.cpp
 op_table regex_ops();   // expr_regex.cpp
 op_table array_ops();   // expr_array.cpp

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/query/expr_detail.hpp"
+#include "engine/value/decimal_math.hpp"
 
 namespace omgdb::engine::expr_detail {
 namespace {
@@ -114,6 +115,9 @@ std::int64_t integral_arg(const std::string& op, const value& v) {
   if (v.is_double() && std::isfinite(v.as_double()) && v.as_double() == std::trunc(v.as_double()) &&
       std::fabs(v.as_double()) < 9.2e18) {
     return static_cast<std::int64_t>(v.as_double());
+  }
+  if (v.is_decimal()) {  // an integral decimal within int64 counts, as in MongoDB (2.0 → 2)
+    if (auto n = decimal_math::exact_int64(std::get<decimal128>(v.raw()))) return *n;
   }
   fail(op + " requires an integral number, not " + type_name(v));
 }

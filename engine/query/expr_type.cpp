@@ -1,7 +1,6 @@
 // Type expression operators: $type, $isNumber, $convert and its shorthands $toInt $toLong
 // $toDouble $toDecimal $toString $toBool $toDate $toObjectId. Conversion rules and error
 // texts follow MongoDB's $convert table; a null or missing input gives null (or onNull).
-#include <bson/bson.h>
 
 #include <charconv>
 #include <cmath>
@@ -9,12 +8,16 @@
 
 #include "engine/query/expr_detail.hpp"
 #include "engine/value/datetime.hpp"
+#include "engine/value/decimal_math.hpp"
 #include "engine/value/ejson.hpp"
 
 namespace omgdb::engine::expr_detail {
 namespace {
 
 using i64 = std::int64_t;
+namespace dm = decimal_math;
+
+const decimal128& dec(const value& v) { return std::get<decimal128>(v.raw()); }
 
 expr_value type_op(const op_node& self, eval_ctx& ctx) {
   expr_value v = self.arg(0, ctx);
@@ -42,13 +45,30 @@ std::string double_text(double d) {
   fail("Failed to parse number '" + s + "' in $convert with no onError value: cannot convert to " + std::string(to));
 }
 
+[[noreturn]] void overflow() { fail("Conversion would overflow target type in $convert with no onError value"); }
+
 i64 checked_long(double d, bool to_int) {
   if (std::isnan(d)) fail("Attempt to convert NaN value to integer type in $convert with no onError value");
+  if (std::isinf(d)) fail("Attempt to convert infinity value to integer type in $convert with no onError value");
   const double t = std::trunc(d);
   const double lo = to_int ? -2147483648.0 : -9223372036854775808.0;
   const double hi = to_int ? 2147483648.0 : 9223372036854775808.0;
-  if (!(t >= lo && t < hi)) fail("Conversion would overflow target type in $convert with no onError value");
+  if (!(t >= lo && t < hi)) overflow();
   return static_cast<i64>(t);
+}
+
+// A decimal truncated toward zero to an int64 (or int32 range), with MongoDB's errors.
+i64 checked_long(const decimal128& d, bool to_int) {
+  if (dm::is_nan(d)) fail("Attempt to convert NaN value to integer type in $convert with no onError value");
+  if (dm::is_inf(d)) fail("Attempt to convert infinity value to integer type in $convert with no onError value");
+  if (to_int) {
+    auto n = dm::to_int32_trunc(d);
+    if (!n) overflow();
+    return *n;
+  }
+  auto n = dm::to_int64_trunc(d);
+  if (!n) overflow();
+  return *n;
 }
 
 i64 parse_integer(const std::string& s, std::string_view to) {
@@ -81,7 +101,7 @@ value to_integer(const value& v, bool to_int) {
       return value(static_cast<std::int32_t>(v.as_int64()));
     case kind::double_:
     case kind::decimal128: {
-      const i64 n = checked_long(v.number_as_double(), to_int);
+      const i64 n = v.is_decimal() ? checked_long(dec(v), to_int) : checked_long(v.as_double(), to_int);
       return to_int ? value(static_cast<std::int32_t>(n)) : value(n);
     }
     case kind::string: {
@@ -101,8 +121,14 @@ value to_double(const value& v) {
     case kind::boolean: return value(v.as_bool() ? 1.0 : 0.0);
     case kind::int32:
     case kind::int64:
-    case kind::double_:
-    case kind::decimal128: return value(v.number_as_double());
+    case kind::double_: return v;
+    case kind::decimal128: {
+      dm::double_fit fit;
+      const double d = dm::to_double(dec(v), fit);
+      if (fit == dm::double_fit::overflow) overflow();
+      if (fit == dm::double_fit::underflow) fail("Conversion would underflow target type in $convert with no onError value");
+      return value(d);
+    }
     case kind::string: return value(parse_double(v.as_string()));
     case kind::date_time: return value(static_cast<double>(millis_of(v)));
     default: unsupported(v, "double");
@@ -110,22 +136,22 @@ value to_double(const value& v) {
 }
 
 value decimal_from_text(const std::string& s) {
-  bson_decimal128_t dec;
-  if (s.size() > 1000 || !bson_decimal128_from_string_w_len(s.c_str(), static_cast<int>(s.size()), &dec)) {
-    failed_parse(s, "decimal");
-  }
-  return value(decimal128{dec.high, dec.low});
+  auto d = dm::parse(s);
+  if (!d) failed_parse(s, "decimal");
+  return value(*d);
 }
 
+// MongoDB's conversions to decimal: integers exactly, a double with 15 significant digits
+// (2.5 → 2.50000000000000), booleans as 1 and 0, a date as its milliseconds.
 value to_decimal(const value& v) {
   switch (v.type()) {
-    case kind::boolean: return decimal_from_text(v.as_bool() ? "1" : "0");
-    case kind::int32: return decimal_from_text(std::to_string(v.as_int32()));
-    case kind::int64: return decimal_from_text(std::to_string(v.as_int64()));
-    case kind::double_: return decimal_from_text(double_text(v.as_double()));
+    case kind::boolean: return value(dm::from_int32(v.as_bool() ? 1 : 0));
+    case kind::int32:
+    case kind::int64:
+    case kind::double_: return value(dm::of(v));
     case kind::decimal128: return v;
     case kind::string: return decimal_from_text(v.as_string());
-    case kind::date_time: return decimal_from_text(std::to_string(millis_of(v)));
+    case kind::date_time: return value(dm::from_int64(millis_of(v)));
     default: unsupported(v, "decimal");
   }
 }
@@ -146,7 +172,7 @@ value to_string_value(const value& v) {
     case kind::int32: return value(std::to_string(v.as_int32()));
     case kind::int64: return value(std::to_string(v.as_int64()));
     case kind::double_: return value(double_text(v.as_double()));
-    case kind::decimal128: return value(decimal_to_string(std::get<decimal128>(v.raw())));
+    case kind::decimal128: return value(dm::to_string(dec(v)));
     case kind::string: return v;
     case kind::object_id: return value(hex_of(std::get<object_id>(v.raw())));
     case kind::date_time: return value(format_iso8601(millis_of(v)));
@@ -159,8 +185,8 @@ value to_bool(const value& v) {
     case kind::boolean: return v;
     case kind::int32:
     case kind::int64:
-    case kind::double_:
-    case kind::decimal128: return value(v.number_as_double() != 0);
+    case kind::double_: return value(v.number_as_double() != 0);  // NaN is true
+    case kind::decimal128: return value(!dm::is_zero(dec(v)));
     case kind::string:
     case kind::object_id:
     case kind::date_time:
@@ -177,8 +203,8 @@ value to_date(const value& v) {
   switch (v.type()) {
     case kind::date_time: return v;
     case kind::int64: return value(date_time{v.as_int64()});
-    case kind::double_:
-    case kind::decimal128: return value(date_time{checked_long(v.number_as_double(), false)});
+    case kind::double_: return value(date_time{checked_long(v.as_double(), false)});
+    case kind::decimal128: return value(date_time{checked_long(dec(v), false)});
     case kind::string: {
       auto ms = parse_iso8601(v.as_string());
       if (!ms) fail("Error parsing date string '" + v.as_string() + "': " + ms.error().message);

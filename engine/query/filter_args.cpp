@@ -7,6 +7,7 @@
 
 #include "common/json.hpp"
 #include "engine/query/filter_detail.hpp"
+#include "engine/value/decimal_math.hpp"
 
 namespace omgdb::engine::filter_detail {
 namespace {
@@ -97,7 +98,7 @@ bool truthy(const value& v) {
     case kind::int32: return v.as_int32() != 0;
     case kind::int64: return v.as_int64() != 0;
     case kind::double_:
-    case kind::decimal128: return v.number_as_double() != 0;  // NaN is true
+    case kind::decimal128: return !decimal_math::is_zero(std::get<decimal128>(v.raw()));  // NaN is true
     default: return true;
   }
 }

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/query/filter_detail.hpp"
+#include "engine/value/decimal_math.hpp"
 
 namespace omgdb::engine {
 namespace filter_detail {
@@ -157,6 +158,10 @@ bool mod_node::matches_value(const value* v) const {
     dividend = v->as_int32();
   } else if (v->is_int64()) {
     dividend = v->as_int64();
+  } else if (v->is_decimal()) {  // truncated exactly; NaN, infinities and beyond int64 never match
+    auto n = decimal_math::to_int64_trunc(std::get<decimal128>(v->raw()));
+    if (!n) return false;
+    dividend = *n;
   } else {
     const double d = std::trunc(v->number_as_double());  // NaN and infinities never match
     if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return false;

@@ -208,7 +208,6 @@ struct compiler {
       case op_kind::inc:
       case op_kind::mul:
         if (!op.arg.is_number()) return make_error(where + " needs a number, not " + show(op.arg));
-        if (op.arg.is_decimal()) return make_error(where + ": decimal128 arithmetic is not supported");
         return {};
       case op_kind::current_date: {
         if (op.arg.is_bool()) return {};

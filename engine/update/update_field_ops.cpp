@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "engine/update/update_detail.hpp"
+#include "engine/value/decimal_math.hpp"
 
 namespace omgdb::engine::update_detail {
 namespace {
@@ -10,11 +11,14 @@ namespace {
 std::string q(std::string_view s) { return "`" + std::string(s) + "`"; }
 
 // int32 op int32 gives int32, or int64 when it overflows; anything with int64 gives int64
-// (overflow is an error); anything with a double gives a double (MongoDB's $mul table).
+// (overflow is an error); anything with a double gives a double; anything with a decimal
+// gives a decimal, integers converted exactly and a double with 15 significant digits
+// (MongoDB's $inc/$mul table and its Decimal128 conversion).
 result<value> arithmetic(const update_op& op, const concrete& at, const value& cur, const value& arg) {
   const bool mul = op.kind == op_kind::mul;
-  if (cur.is_decimal()) {
-    return make_error(q(op.op_name) + " at " + q(join(at)) + ": decimal128 arithmetic is not supported");
+  if (cur.is_decimal() || arg.is_decimal()) {
+    const decimal128 a = decimal_math::of(cur), b = decimal_math::of(arg);
+    return value(mul ? decimal_math::mul(a, b) : decimal_math::add(a, b));
   }
   if (cur.is_double() || arg.is_double()) {
     double a = cur.number_as_double();
@@ -37,6 +41,8 @@ result<value> arithmetic(const update_op& op, const concrete& at, const value& c
 }
 
 value zero_like(const value& v) {
+  // A decimal multiplier gives 0 × it, as MongoDB computes it (0 × 1.50 = 0.00).
+  if (v.is_decimal()) return value(decimal_math::mul(decimal_math::zero(), std::get<decimal128>(v.raw())));
   if (v.is_int32()) return value(std::int32_t{0});
   if (v.is_int64()) return value(std::int64_t{0});
   return value(0.0);

@@ -1,6 +1,6 @@
 #include "engine/value/value.hpp"
 
-#include <bson/bson.h>
+#include "engine/value/decimal_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,18 +18,6 @@ constexpr kind kinds_by_index[] = {
     kind::document, kind::array,   kind::object_id, kind::date_time, kind::timestamp,
     kind::binary, kind::regex,     kind::decimal128, kind::min_key, kind::max_key};
 static_assert(std::size(kinds_by_index) == std::variant_size_v<value::storage>);
-
-double decimal_to_double(const decimal128& d) {
-  bson_decimal128_t dec;
-  dec.high = d.high;
-  dec.low = d.low;
-  char buf[BSON_DECIMAL128_STRING];
-  bson_decimal128_to_string(&dec, buf);
-  // libbson writes "Infinity", "-Infinity", "NaN" or a decimal with an optional exponent
-  // ("1.5E+3"); strtod reads all of them. It rounds to nearest, which is the documented
-  // approximation: decimals compare through their nearest double.
-  return std::strtod(buf, nullptr);
-}
 
 template <class T>
 int three_way(const T& a, const T& b) {
@@ -79,7 +67,25 @@ int compare_doubles(double a, double b) {
   return three_way(a, b);  // -0.0 == 0.0 here
 }
 
+// A decimal against any number, exactly for integers and decimals; a double meets a decimal
+// at 34 significant digits (as MongoDB compares them), so 0.1 (the double) != 0.1 (decimal).
+int compare_with_decimal(const value& a, const value& b) {
+  namespace dm = decimal_math;
+  if (!a.is_decimal()) return -compare_with_decimal(b, a);
+  const decimal128& x = std::get<decimal128>(a.raw());
+  switch (b.type()) {
+    case kind::int32: return dm::compare(x, std::int64_t{b.as_int32()});
+    case kind::int64: return dm::compare(x, b.as_int64());
+    case kind::double_: return dm::compare(x, b.as_double());
+    default: return dm::compare(x, std::get<decimal128>(b.raw()));
+  }
+}
+
 int compare_numbers(const value& a, const value& b) {
+  if (a.is_decimal() || b.is_decimal()) {
+    const int c = compare_with_decimal(a, b);
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
   const number x = as_number(a), y = as_number(b);
   if (x.is_int && y.is_int) return three_way(x.i, y.i);
   if (x.is_int) return compare_int_double(x.i, y.d);
@@ -104,7 +110,7 @@ double value::number_as_double() const {
     case kind::int32: return as_int32();
     case kind::int64: return static_cast<double>(as_int64());
     case kind::double_: return as_double();
-    case kind::decimal128: return decimal_to_double(std::get<decimal128>(v_));
+    case kind::decimal128: return decimal_math::to_double(std::get<decimal128>(v_));
     default: return std::numeric_limits<double>::quiet_NaN();  // not a number
   }
 }

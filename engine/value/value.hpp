@@ -173,7 +173,9 @@ inline value::value(max_key k) : v_(k) {}
 // null < numbers (compared by value across int32/int64/double/decimal) < strings (binary
 // UTF-8) < documents (field by field: type, name, value) < arrays (element-wise) < binary <
 // ObjectId < bool < date < timestamp < regex < MaxKey. Returns <0, 0 or >0.
-// -0.0 equals 0.0; NaN equals NaN and sorts below every other number.
+// -0.0 equals 0.0; NaN equals NaN and sorts below every other number. Decimals compare
+// exactly with integers and decimals (NumberDecimal("1.00") == 1 == NumberLong(1)) and with a
+// double at the double's 34-digit decimal value (0.1 the double != NumberDecimal("0.1")).
 int compare(const value& a, const value& b);
 int compare(const document& a, const document& b);
 

@@ -107,7 +107,12 @@ class generator {
       case 4: return value(static_cast<double>(static_cast<std::int64_t>(pick(7)) - 3));  // collides with ints
       default: {
         static constexpr const char* decimals[] = {"1", "-0", "0.1", "NaN", "Infinity", "-Infinity",
-                                                   "1E+400", "9007199254740993", "2.50", "-3"};
+                                                   "1E+400", "9007199254740993", "2.50", "-3",
+                                                   "0.1000000000000000055511151231257827", "0.10000000000000000555111512312578",
+                                                   "-0.1", "1E-6000", "-1E-6000", "1E+6144", "-1E+400", "0.3",
+                                                   "0.30", "1.5", "1.500", "123456789012345678901234567890.1234",
+                                                   "1.000000000000000000000000000000001", "-1.5", "2.5E-324",
+                                                   "1E+19", "10000000000000000001.5"};
         return dec(decimals[pick(std::size(decimals))]);
       }
     }
@@ -213,6 +218,61 @@ TEST_CASE("1, 1.0 and NumberLong(1) share one key") {
   CHECK(encode_key(value(1)) == encode_key(dec("1.000")));
   CHECK(encode_key(value(-0.0)) == encode_key(value(0)));
   CHECK(encode_key(value(std::numeric_limits<double>::quiet_NaN())) == encode_key(dec("NaN")));
+}
+
+TEST_CASE("decimal keys are exact: equal values share a key and distinct values order by value") {
+  CHECK(encode_key(dec("1.0")) == encode_key(value(1)));
+  CHECK(encode_key(dec("1.00")) == encode_key(value(std::int64_t{1})));
+  CHECK(encode_key(dec("2.50")) == encode_key(value(2.5)));
+  CHECK(encode_key(dec("9007199254740993")) == encode_key(value(std::int64_t{9007199254740993})));
+  CHECK(encode_key(dec("0.30")) == encode_key(dec("0.3")));
+  CHECK(encode_key(dec("-0")) == encode_key(value(0.0)));
+  CHECK(encode_key(dec("0.1000000000000000055511151231257827")) == encode_key(value(0.1)));
+  CHECK(encode_key(dec("0.1")) != encode_key(value(0.1)));  // the double 0.1 is not 1/10
+  CHECK(encode_key(dec("0.1")) != encode_key(dec("0.1000000000000000000000000000000001")));
+  const value ordered[] = {dec("-Infinity"),
+                           dec("-1E+400"),
+                           value(-std::numeric_limits<double>::max()),
+                           dec("-9007199254740993.5"),
+                           value(-std::int64_t{9007199254740993}),
+                           dec("-1.5"),
+                           dec("-1.4999999999999999999999999999999"),
+                           dec("-1E-6000"),
+                           value(0),
+                           dec("1E-6000"),
+                           value(5e-324),
+                           dec("0.1"),
+                           value(0.1),
+                           dec("0.1000000000000000055511151231257828"),
+                           dec("1"),
+                           dec("1.000000000000000000000000000000001"),
+                           value(std::int64_t{9007199254740993}),
+                           dec("9007199254740993.5"),
+                           value(std::int64_t{9007199254740994}),
+                           dec("1E+19"),
+                           dec("10000000000000000001"),
+                           value(std::numeric_limits<double>::max()),
+                           dec("1E+400"),
+                           value(inf)};
+  for (std::size_t i = 0; i + 1 < std::size(ordered); ++i) {
+    CAPTURE(i);
+    CHECK(compare(ordered[i], ordered[i + 1]) < 0);
+    CHECK(encode_key(ordered[i]) < encode_key(ordered[i + 1]));
+    // Descending, as in an index entry: another component (the `_id`) follows.
+    std::string a, b;
+    append_key(a, ordered[i], true);
+    append_key(a, value(0));
+    append_key(b, ordered[i + 1], true);
+    append_key(b, value(0));
+    CHECK(a > b);
+  }
+  // The documented exception to prefix-freeness: a fractional decimal among the integers
+  // without a double (|x| in [2^53, 2^63)) extends the key of the integer below it.
+  const std::string below = encode_key(value(std::int64_t{9007199254740993}));
+  CHECK(encode_key(dec("9007199254740993.5")).starts_with(below));
+  // Everywhere else a decimal's key is never an extension of a double's or an integer's.
+  CHECK_FALSE(encode_key(dec("1.500000000000000000000000000000001")).starts_with(encode_key(value(1.5))));
+  CHECK_FALSE(encode_key(dec("1E-6000")).starts_with(encode_key(value(0))));
 }
 
 TEST_CASE("number keys order exactly across int32, int64 and double") {

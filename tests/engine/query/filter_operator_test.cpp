@@ -186,6 +186,16 @@ TEST_CASE("$mod matches numbers by remainder, truncating fractions") {
   CHECK(matching(R"({"n": {"$mod": [-4, 0]}})", docs) == ids({"1", "2", "3", "6", "9"}));
 }
 
+TEST_CASE("$mod truncates decimals exactly") {
+  const auto docs = corpus(R"([
+    {"_id": 1, "n": {"$numberDecimal": "9007199254740993"}}, {"_id": 2, "n": {"$numberDecimal": "-5.9"}},
+    {"_id": 3, "n": {"$numberDecimal": "NaN"}}, {"_id": 4, "n": {"$numberDecimal": "1E+30"}},
+    {"_id": 5, "n": {"$numberDecimal": "8.00"}}])");
+  CHECK(matching(R"({"n": {"$mod": [2, 1]}})", docs) == ids({"1"}));
+  CHECK(matching(R"({"n": {"$mod": [4, -1]}})", docs) == ids({"2"}));
+  CHECK(matching(R"({"n": {"$mod": [4, 0]}})", docs) == ids({"5"}));
+}
+
 TEST_CASE("$mod needs a non-zero finite divisor and a remainder") {
   CHECK(compile_error(R"({"n": {"$mod": 4}})") ==
         "`$mod` needs an array [divisor, remainder] at `n`");
