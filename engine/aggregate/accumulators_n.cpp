@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "engine/aggregate/stage.hpp"
+#include "engine/query/percentile.hpp"
 
 namespace omgdb::engine::aggregate_detail {
 namespace {
@@ -104,24 +105,7 @@ struct percentile_state final : accumulator_state {
     return sizeof(double);
   }
   expr_value finish(exec_ctx&) override {
-    if (values.empty()) {
-      if (a.op == "$median") return value();
-      return value(array(a.percentiles.size(), value()));
-    }
-    std::sort(values.begin(), values.end());
-    const double n = static_cast<double>(values.size());
-    array out;
-    for (double p : a.percentiles) {
-      if (continuous) {
-        const double rank = p * (n - 1);
-        const auto lo = static_cast<std::size_t>(std::floor(rank));
-        const auto hi = static_cast<std::size_t>(std::ceil(rank));
-        out.emplace_back(values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo)));
-      } else {
-        const double rank = std::max(0.0, std::ceil(p * n) - 1);
-        out.emplace_back(values[static_cast<std::size_t>(std::min(rank, n - 1))]);
-      }
-    }
+    array out = percentiles_of(values, a.percentiles, continuous);
     if (a.op == "$median") return out.front();
     return value(std::move(out));
   }

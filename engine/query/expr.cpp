@@ -75,7 +75,8 @@ std::string arguments(int n) { return std::to_string(n) + (n == 1 ? " argument" 
 const op_info* find_op(std::string_view name) {
   static const op_table tables[] = {core_ops(),  arith_ops(), string_ops(), regex_ops(), array_ops(),
                                     set_ops(),   object_ops(), type_ops(),  date_ops(),  accum_ops(),
-                                    math_ops()};
+                                    math_ops(),  trig_ops(),  bits_ops(),   misc_ops(),  hash_ops(),
+                                    percentile_ops()};
   for (const op_table& t : tables) {
     for (const op_info* op = t.begin; op != t.end; ++op) {
       if (op->name == name) return op;
@@ -232,6 +233,7 @@ result<node_ptr> compiler::operator_call(const std::string& name, const value& a
   if (name == "$function" || name == "$accumulator" || name == "$where") {
     return make_error(quoted(name) + " is not supported: omgdb runs no JavaScript");
   }
+  if (auto st = check_special_operator(name, arg); !st) return std::move(st).error();
   bool handled = false;
   auto bound = compile_binding(*this, name, arg, handled);
   if (handled) return bound;

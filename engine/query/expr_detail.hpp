@@ -87,6 +87,17 @@ op_table object_ops();  // expr_object.cpp
 op_table type_ops();    // expr_type.cpp
 op_table date_ops();    // expr_date.cpp
 op_table accum_ops();   // expr_accum.cpp: $sum $avg $min $max $stdDev* over arrays
+op_table trig_ops();    // expr_trig.cpp: $sin … $tanh, $atan2, $degreesToRadians, $radiansToDegrees
+op_table bits_ops();    // expr_bits.cpp: $bitAnd $bitOr $bitXor $bitNot
+op_table misc_ops();    // expr_misc.cpp: $binarySize $bsonSize $rand $tsSecond $tsIncrement $toUUID
+op_table hash_ops();    // expr_hash.cpp: $toHashedIndexKey
+op_table percentile_ops();  // expr_percentile.cpp: $median $percentile over an array
+
+// Compile-time checks of operators whose argument must have a fixed shape (expr_misc.cpp):
+// $rand takes {}, $meta is refused (omgdb keeps no search metadata), $median/$percentile
+// need a literal `method` (expr_percentile.cpp's check_percentile_arguments).
+status check_special_operator(const std::string& name, const value& arg);
+status check_percentile_arguments(const std::string& name, const value& arg);
 
 // The compiler, shared with the binding operators of expr_bind.cpp.
 class compiler {

@@ -132,6 +132,13 @@ class parser {
         out.push_back(std::move(n));
         return {};
       }
+      if (f.name == "$sampleRate") {
+        if (elem_match_depth_ > 0) return make_error("`$sampleRate` can only be used at the top level of a filter");
+        auto n = parse_sample_rate(f.val);
+        if (!n) return std::move(n).error();
+        out.push_back(std::move(*n));
+        return {};
+      }
       return make_error("unknown top-level operator " + quoted(f.name));
     }
     const path::components parts = path::split(f.name);

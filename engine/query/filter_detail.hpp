@@ -193,6 +193,16 @@ struct expr_node final : filter::node {
   bool matches_value(const value*) const override { return false; }
 };
 
+// {$sampleRate: r}: each document matches with probability r, independently (filter_sample.cpp;
+// the draws are engine/query/random_draw.hpp's). Top level only, like $expr.
+struct sample_rate_node final : filter::node {
+  double rate = 0;
+  bool matches(const path::object_view& obj) const override;
+  bool matches_value(const value*) const override { return false; }
+};
+// The node for {$sampleRate: arg}: arg a number in [0, 1], else an error.
+result<node_ptr> parse_sample_rate(const value& arg);
+
 // filter_compile.cpp: the whole filter document. nullptr for a filter with no conditions.
 result<node_ptr> parse_query(const document& spec);
 
