@@ -26,11 +26,6 @@ std::pair<document, std::size_t> pushdown(const stage_list& stages) {
   return {document{}, 0};
 }
 
-std::string size_text(std::size_t bytes) {
-  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 std::vector<document> drain(cursor& c, memory_budget& budget, const exec_ctx& ctx) {
   std::vector<document> out;
   document d;
@@ -106,7 +101,7 @@ struct lookup_stage final : stage {
           const std::size_t limit = ctx.options->max_stage_bytes / 2;
           if (!t.build(*c, foreign_field, ctx, limit)) {
             fail("stage `$lookup` exceeded its memory limit: the foreign collection " + quoted(from) +
-                 " holds more than " + size_text(limit) + " to join on " + quoted(foreign_field) +
+                 " holds more than " + limit_text(limit) + " to join on " + quoted(foreign_field) +
                  ", which has no index; create an index on " + quoted(foreign_field) + " of " + quoted(from) +
                  " (create_index) or narrow the foreign documents with a leading `$match` in the `$lookup`'s `pipeline`");
           }
