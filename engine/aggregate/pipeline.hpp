@@ -55,11 +55,24 @@ class collection_provider {
   virtual ~collection_provider() = default;
   virtual result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
                                                         const scan_control& control) const = 0;
-  // Whether an equality filter on `path` of `collection` can be answered from an index (an
-  // index leading with `path`, not partial): `$lookup` then reads the foreign documents of
-  // each input document through it; otherwise it reads the foreign collection once into a
-  // hash table (stage_lookup.cpp).
-  virtual bool has_index(std::string_view /*collection*/, std::string_view /*path*/) const { return false; }
+
+  // `$lookup`'s foreign side through an index leading with the foreign field (not partial),
+  // opened once per `$lookup` (store::equality_reader): read() appends the documents whose
+  // `path` may equal one of `values` (a superset, in `_id` order; the caller confirms with the
+  // equality filter), or returns false when a value has no index point (null, an array, a
+  // regex, MinKey / MaxKey) so the caller reads another way; more than `max_bytes` for one
+  // call is an error.
+  class equality_source {
+   public:
+    virtual ~equality_source() = default;
+    virtual result<bool> read(const array& values, std::vector<document>& out, std::size_t max_bytes) = 0;
+  };
+  // nullptr when `collection` has no such index: `$lookup` then reads the foreign collection
+  // once into a hash table (stage_lookup.cpp).
+  virtual result<std::unique_ptr<equality_source>> equality_lookup(std::string_view /*collection*/,
+                                                                   std::string_view /*path*/) const {
+    return std::unique_ptr<equality_source>();
+  }
 };
 
 // Collections held in memory (tests, and callers that have documents at hand).
@@ -83,7 +96,8 @@ class store_provider final : public collection_provider {
   explicit store_provider(const store& s, stats* counters = nullptr) : store_(s), stats_(counters) {}
   result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
                                                 const scan_control& control) const override;
-  bool has_index(std::string_view collection, std::string_view path) const override;
+  result<std::unique_ptr<equality_source>> equality_lookup(std::string_view collection,
+                                                           std::string_view path) const override;
 
  private:
   const store& store_;

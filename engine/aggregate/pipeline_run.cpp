@@ -44,11 +44,6 @@ class source_cursor final : public cursor {
   std::uint64_t read_ = 0;
 };
 
-std::string mib(std::size_t bytes) {
-  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 }  // namespace
 
 void exec_ctx::poll() const {
@@ -60,31 +55,14 @@ void exec_ctx::poll() const {
 void memory_budget::add(std::size_t bytes) {
   used_ += bytes;
   if (used_ > limit_) {
-    fail("stage " + quoted(stage_) + " exceeded its memory limit of " + mib(limit_) +
+    fail("stage " + quoted(stage_) + " exceeded its memory limit of " + limit_text(limit_) +
          " (it holds documents in memory and does not spill to disk): add a `$match` or `$project` before it, "
          "group on fewer distinct keys, or add a `$limit` after a `$sort`");
   }
 }
 
-std::size_t approx_bytes(const document& d) {
-  std::size_t n = sizeof(document) + d.capacity() * sizeof(field);
-  for (const field& f : d) n += f.name.capacity() + approx_bytes(f.val) - sizeof(value);
-  return n;
-}
-
-std::size_t approx_bytes(const value& v) {
-  std::size_t n = sizeof(value);
-  if (v.is_string()) return n + v.as_string().capacity();
-  if (v.is_document()) return n + approx_bytes(v.as_document());
-  if (v.is_array()) {
-    n += v.as_array().capacity() * sizeof(value);
-    for (const value& e : v.as_array()) n += approx_bytes(e) - sizeof(value);
-    return n;
-  }
-  if (v.type() == kind::binary) return n + std::get<binary>(v.raw()).bytes.capacity();
-  if (v.type() == kind::regex) return n + std::get<regex>(v.raw()).pattern.capacity();
-  return n;
-}
+std::size_t approx_bytes(const document& d) { return held_bytes(d); }
+std::size_t approx_bytes(const value& v) { return held_bytes(v); }
 
 cursor_ptr vector_cursor(std::vector<document> docs) { return std::make_unique<memory_cursor>(std::move(docs)); }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "engine/aggregate/pipeline.hpp"
+#include "engine/bson/bson_codec.hpp"
 #include "engine/query/filter.hpp"
 
 namespace omgdb::engine {
@@ -71,14 +72,46 @@ result<std::unique_ptr<document_source>> store_provider::scan(std::string_view c
   return std::unique_ptr<document_source>(std::make_unique<store_source>(std::move(*stream), stats_));
 }
 
-bool store_provider::has_index(std::string_view collection, std::string_view path) const {
-  if (!store_.has_collection(collection)) return false;
-  auto indexes = store_.list_indexes(collection);
-  if (!indexes) return false;
-  for (const auto& i : *indexes) {
-    if (!i.spec.partial_filter && !i.spec.fields.empty() && i.spec.fields.front().path == path) return true;
+namespace {
+
+// store::equality_reader's documents, decoded (exact types), counted in the provider's stats.
+class store_equality_source final : public collection_provider::equality_source {
+ public:
+  store_equality_source(std::unique_ptr<store::equality_reader> r, std::string collection, store_provider::stats* stats)
+      : reader_(std::move(r)), collection_(std::move(collection)), stats_(stats) {}
+  result<bool> read(const array& values, std::vector<document>& out, std::size_t max_bytes) override {
+    bytes_.clear();
+    auto r = reader_->read(values, bytes_, max_bytes);
+    if (!r || !*r) return r;
+    for (const std::string& b : bytes_) {
+      auto d = from_bson(b);
+      if (!d) return make_error("reading `" + collection_ + "`: " + d.error().message);
+      out.push_back(std::move(*d));
+    }
+    if (stats_ != nullptr) stats_->documents.fetch_add(bytes_.size(), std::memory_order_relaxed);
+    return true;
   }
-  return false;
+
+ private:
+  std::unique_ptr<store::equality_reader> reader_;
+  std::string collection_;
+  store_provider::stats* stats_;
+  std::vector<std::string> bytes_;
+};
+
+}  // namespace
+
+result<std::unique_ptr<collection_provider::equality_source>> store_provider::equality_lookup(
+    std::string_view collection, std::string_view path) const {
+  auto r = store_.equality_reader_for(collection, path);
+  if (!r) return std::move(r).error();
+  if (!*r) return std::unique_ptr<equality_source>();
+  if (stats_ != nullptr) {
+    stats_->scans.fetch_add(1, std::memory_order_relaxed);
+    stats_->index_scans.fetch_add(1, std::memory_order_relaxed);
+  }
+  return std::unique_ptr<equality_source>(
+      std::make_unique<store_equality_source>(std::move(*r), std::string(collection), stats_));
 }
 
 }  // namespace omgdb::engine

@@ -91,7 +91,8 @@ cursor_ptr vector_cursor(std::vector<document> docs);
 // A cursor over a collection of the provider.
 cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter);
 
-// The approximate bytes a value or document holds in memory (for the stage limits).
+// The approximate bytes a value or document holds in memory (for the stage limits):
+// held_bytes of engine/query/sort.hpp, the measure the sorts use too.
 std::size_t approx_bytes(const value& v);
 std::size_t approx_bytes(const document& d);
 

@@ -26,11 +26,6 @@ std::pair<document, std::size_t> pushdown(const stage_list& stages) {
   return {document{}, 0};
 }
 
-std::string size_text(std::size_t bytes) {
-  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 std::vector<document> drain(cursor& c, memory_budget& budget, const exec_ctx& ctx) {
   std::vector<document> out;
   document d;
@@ -70,11 +65,15 @@ struct lookup_stage final : stage {
   expression local;                        // "$" + local_field
   std::vector<std::pair<std::string, expression>> lets;
   stage_list pipeline;
+  document pushed;  // the pipeline's leading pushable $match (the foreign scan's filter)
+  stage_list rest;  // the pipeline after it
 
   // The per-call state of one opened $lookup: the hash table when the equality form has no
   // index to use, and the budget of the joined array.
   struct state {
     std::optional<lookup_table> table;
+    std::unique_ptr<collection_provider::equality_source> index;  // an index on foreignField
+    std::optional<filter> pushed;  // the sub-pipeline's leading $match, for the index's documents
     bool table_tried = false;
     std::optional<std::vector<document>> cached;  // no equality and no `let`: one result for all
     std::unique_ptr<memory_budget> budget;
@@ -88,15 +87,20 @@ struct lookup_stage final : stage {
   }
 
   std::vector<document> matches(const document& doc, exec_ctx& ctx, state& st) const {
-    auto [pushed, first] = pushdown(pipeline);
-    const stage_list rest(pipeline.begin() + static_cast<std::ptrdiff_t>(first), pipeline.end());
     std::optional<array> values;
     if (!foreign_field.empty()) {
       values = local_values(doc, ctx);
       if (values->empty()) return {};
       if (!st.table_tried) {
         st.table_tried = true;
-        if (lookup_table::usable_path(foreign_field) && !ctx.provider->has_index(from, foreign_field)) {
+        auto index = ctx.provider->equality_lookup(from, foreign_field);
+        if (!index) fail(index.error().message);
+        st.index = std::move(*index);
+        if (st.index) {
+          auto f = filter::compile(pushed);
+          if (!f) fail(f.error().message);
+          st.pushed = std::move(*f);
+        } else if (lookup_table::usable_path(foreign_field)) {
           auto sub = child_ctx(ctx);
           cursor_ptr c = collection_cursor(*sub, from, pushed);
           lookup_table t;
@@ -106,7 +110,7 @@ struct lookup_stage final : stage {
           const std::size_t limit = ctx.options->max_stage_bytes / 2;
           if (!t.build(*c, foreign_field, ctx, limit)) {
             fail("stage `$lookup` exceeded its memory limit: the foreign collection " + quoted(from) +
-                 " holds more than " + size_text(limit) + " to join on " + quoted(foreign_field) +
+                 " holds more than " + limit_text(limit) + " to join on " + quoted(foreign_field) +
                  ", which has no index; create an index on " + quoted(foreign_field) + " of " + quoted(from) +
                  " (create_index) or narrow the foreign documents with a leading `$match` in the `$lookup`'s `pipeline`");
           }
@@ -118,7 +122,26 @@ struct lookup_stage final : stage {
     std::vector<value> let_values;
     for (const auto& [name, e] : lets) let_values.push_back(ctx.eval(e, doc).value_or(value()));
     auto sub = child_ctx(ctx, std::move(let_values));
-    if (st.table) {
+    if (st.index) {
+      // Through the index: the candidates of these values, confirmed by the equality and the
+      // sub-pipeline's leading $match. A value without an index point (null, an array, a
+      // regex) makes read() decline: a planned scan below answers that document.
+      std::vector<document> found;
+      auto read = st.index->read(*values, found, ctx.options->max_stage_bytes);
+      if (!read && read.error().kind == failure_kind::limit_exceeded) {
+        fail("stage `$lookup` exceeded its memory limit of " + limit_text(ctx.options->max_stage_bytes) + ": " +
+             read.error().message);
+      }
+      if (!read) fail(read.error().message);
+      if (*read) {
+        auto exact = filter::compile(equality_filter(foreign_field, *values));
+        if (!exact) fail(exact.error().message);
+        std::erase_if(found, [&](const document& f) { return !exact->matches(f) || !st.pushed->matches(f); });
+        source = vector_cursor(std::move(found));
+      }
+    }
+    if (source) {
+    } else if (st.table) {
       auto exact = filter::compile(equality_filter(foreign_field, *values));
       if (!exact) fail(exact.error().message);
       source = vector_cursor(st.table->matches(*values, *exact));
@@ -269,6 +292,9 @@ result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx) {
     if (!p) return std::move(p).error();
     s->pipeline = std::move(*p);
   }
+  auto [pushed, first] = pushdown(s->pipeline);
+  s->pushed = std::move(pushed);
+  s->rest.assign(s->pipeline.begin() + static_cast<std::ptrdiff_t>(first), s->pipeline.end());
   return stage_ptr(s);
 }
 

@@ -1,8 +1,9 @@
 // $sort and $sample, the stages that order or pick from all their input.
 // $sort: the order of engine/query/sort.hpp (ascending uses an array's smallest element,
-// descending its largest; missing sorts as null; `_id` then arrival order break ties). With
-// a `$limit` right after it only the top k are held (a bounded heap); otherwise every
-// document is held, within the stage's memory limit.
+// descending its largest; missing sorts as null; `_id` then arrival order break ties), through
+// sort.hpp's bounded_sorter, the one find's unindexed sort uses. With a `$limit` right after
+// it only the top k are held (a bounded heap); otherwise every document is held, within the
+// stage's memory limit.
 #include <algorithm>
 #include <random>
 #include <utility>
@@ -17,45 +18,26 @@ struct sort_stage final : stage {
   std::shared_ptr<const sort_spec> spec;
   std::optional<std::uint64_t> limit;
 
-  struct entry {
-    array key;
-    std::uint64_t seq = 0;
-    document doc;
-    std::size_t bytes = 0;
-  };
-
+  // find's unindexed sort uses the same sorter (engine/query/sort.hpp): one comparator, one
+  // top-k, one byte measure and one error past the limit.
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    auto less = [this](const entry& a, const entry& b) {
-      const int c = spec->compare_keys(a.key, b.key);
-      return c != 0 ? c < 0 : a.seq < b.seq;
-    };
-    memory_budget budget("$sort", ctx);
-    std::vector<entry> held;
-    std::uint64_t seq = 0;
+    bounded_sorter<document> sorter(*spec, limit.value_or(UINT64_MAX), ctx.options->max_stage_bytes);
     document d;
     while (input->next(d)) {
       ctx.poll();
-      entry e{spec->sort_key(d), seq++, std::move(d), 0};
-      d = document{};
-      if (limit && held.size() == *limit) {
-        if (!less(e, held.front())) continue;  // not better than the worst kept
-        std::pop_heap(held.begin(), held.end(), less);
-        budget.release(held.back().bytes);
-        held.pop_back();
+      array key = spec->sort_key(d);
+      const std::size_t bytes = held_bytes(d);
+      if (!sorter.offer(std::move(key), std::move(d), bytes)) {
+        fail(sort_limit_message("stage `$sort`", sorter.size(), sorter.max_bytes(),
+                                "add a `$limit` right after the `$sort` (only the top k are then kept), or a "
+                                "`$match` or `$project` before it"));
       }
-      e.bytes = approx_bytes(e.doc) + approx_bytes(value(e.key)) + sizeof(entry);
-      budget.add(e.bytes);
-      held.push_back(std::move(e));
-      if (limit) std::push_heap(held.begin(), held.end(), less);
+      d = document{};
     }
-    if (limit) {
-      std::sort_heap(held.begin(), held.end(), less);
-    } else {
-      std::sort(held.begin(), held.end(), less);
-    }
+    auto held = sorter.take_sorted();
     std::vector<document> out;
     out.reserve(held.size());
-    for (entry& e : held) out.push_back(std::move(e.doc));
+    for (auto& e : held) out.push_back(std::move(e.payload));
     return vector_cursor(std::move(out));
   }
 };

@@ -234,12 +234,9 @@ int sort_spec::compare(const document& a, const document& b) const {
 }  // namespace omgdb::engine
 
 namespace omgdb::engine {
-namespace {
-
-std::size_t held_bytes(const value& v);
 
 std::size_t held_bytes(const document& d) {
-  std::size_t n = d.capacity() * sizeof(field);
+  std::size_t n = sizeof(document) + d.capacity() * sizeof(field);
   for (const field& f : d) n += f.name.capacity() + held_bytes(f.val) - sizeof(value);
   return n;
 }
@@ -258,12 +255,23 @@ std::size_t held_bytes(const value& v) {
   return n;
 }
 
-}  // namespace
-
 std::size_t sort_key_bytes(const array& key) {
   std::size_t n = sizeof(array) + key.capacity() * sizeof(value);
   for (const value& v : key) n += held_bytes(v) - sizeof(value);
   return n;
+}
+
+std::string limit_text(std::size_t bytes) {
+  if (bytes != 0 && bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+std::string sort_limit_message(std::string_view who, std::uint64_t held, std::size_t limit, std::string_view remedy) {
+  std::string m(who);
+  m += " exceeded the sort memory limit of " + limit_text(limit) + " (it holds the sort entries of " +
+       std::to_string(held) + " documents and does not spill to disk): ";
+  m += remedy;
+  return m;
 }
 
 }  // namespace omgdb::engine

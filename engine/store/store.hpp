@@ -478,6 +478,23 @@ class store {
   // Errors: a bad collection name, a bad filter.
   result<std::unique_ptr<document_stream>> scan(std::string_view collection, const document& filter,
                                                 const scan_control& control = {}) const;
+
+  // `$lookup`'s foreign side through an index (store_lookup.cpp): an index leading with one
+  // path (not partial) chosen once when opened, read under one snapshot taken then, and sought
+  // once per value of each call — no planning per call.
+  class equality_reader {
+   public:
+    virtual ~equality_reader() = default;
+    // Appends to `out` the stored documents (BSON bytes) with an index key equal to one of
+    // `values`, each once, in `_id` order: a superset of {path: {$in: values}}'s matches
+    // (numbers equal by value share a key; a caller confirms with the filter). false (and
+    // nothing appended) when some value has no index point — null (it also matches missing
+    // fields), an array, a regex, MinKey / MaxKey: read those another way. Errors: a storage
+    // error; more than `max_bytes` of documents for one call.
+    virtual result<bool> read(const array& values, std::vector<std::string>& out, std::size_t max_bytes) = 0;
+  };
+  // nullptr when the collection does not exist or has no such index. Error: a bad name.
+  result<std::unique_ptr<equality_reader>> equality_reader_for(std::string_view collection, std::string_view path) const;
   // --- end of aggregation ---
 
   // --- indexes and planner (store_index.cpp, index_*.cpp, docs/indexes.md) ---

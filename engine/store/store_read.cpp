@@ -7,12 +7,14 @@
 // (index_order.cpp), else keep a bounded top-k heap of skip + min(limit + 1, what one page
 // can hold) sort keys — keys only (each ends with the `_id`): the page's documents are read
 // again by `_id` under the same snapshot, so a sort of large documents holds their keys, not
-// them. The keys held are bounded by bytes (find_options::max_sort_bytes, k_max_sort_bytes):
-// past it the call is refused, naming the limit and what avoids it. count may count index keys alone when the bounds are exact.
+// them. The heap is sort.hpp's bounded_sorter, the one `$sort` uses; the keys held are bounded
+// by bytes (find_options::max_sort_bytes, k_max_sort_bytes): past it the call is refused with
+// sort_limit_message, naming the limit and what avoids it. count may count index keys alone when the bounds are exact.
 // Keyset pagination (afterId / afterSortKey) seeks past afterId when the order is the scan
 // order, and otherwise drops the documents whose (sort key, _id) is not after the bound.
 // Projections are applied to the documents of the page only.
 #include <algorithm>
+#include <variant>
 
 #include "engine/bson/bson_codec.hpp"
 #include "engine/bson/bson_json.hpp"
@@ -48,11 +50,6 @@ namespace {
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
-
-struct held_key {
-  array key;  // sort_spec::sort_key: the sort values, then `_id`
-  std::size_t bytes = 0;
-};
 
 // The `_id` a filter pins by equality, when a point lookup is exact for it. Stored `_id`s
 // are never arrays or regexes, and a regex operand means a pattern match, so those scan.
@@ -255,42 +252,26 @@ result<find_page> store::find(std::string_view collection, const find_options& o
       if (page.more && page.returned > 0 && !id_only(order)) page.last_sort_key = sort_values(order, last_key);
       return page;
     }
-    auto before = [&](const held_key& a, const held_key& b) {
-      return order.compare_keys(a.key, b.key) < 0;
-    };
     std::uint64_t page_cap = static_cast<std::uint64_t>(options.max_bytes / 8) + 2;
     std::uint64_t keep = saturating_add(options.skip, std::min(saturating_add(limit, 1), page_cap));
-    std::vector<held_key> all;
-    std::size_t held = 0;  // bytes of the keys in `all`
-    std::optional<failure> too_big;
+    // The sorter `$sort` uses too (sort.hpp): keys only, each ending with the `_id`.
+    bounded_sorter<std::monostate> sorter(order, keep, options.max_sort_bytes);
+    bool too_big = false;
     auto st = scan.run_matching(match, point, [&](document&& doc) {
-      held_key hk{order.sort_key(doc), 0};
-      if (*bound && order.compare_keys(hk.key, **bound) <= 0) return true;  // keyset: not after
-      hk.bytes = sort_key_bytes(hk.key) + sizeof(held_key);
-      if (all.size() < keep) {
-        held += hk.bytes;
-        all.push_back(std::move(hk));
-        std::push_heap(all.begin(), all.end(), before);
-      } else if (before(hk, all.front())) {
-        std::pop_heap(all.begin(), all.end(), before);
-        held = held - all.back().bytes + hk.bytes;
-        all.back() = std::move(hk);
-        std::push_heap(all.begin(), all.end(), before);
-      }
-      if (held > options.max_sort_bytes) {
-        too_big = make_error("sorting by " + to_json(options.sort) + " without an index in that order holds the sort keys "
-                             "of skip + limit documents (" + std::to_string(all.size()) + " so far, more than " +
-                             std::to_string(options.max_sort_bytes) + " bytes, the sort memory limit): pass a "
-                             "`limit` (with an index on the sort fields the sort then streams in its order) and a "
-                             "smaller `skip`, or narrow the filter",
-                             failure_kind::limit_exceeded);
-        return false;
-      }
-      return true;
+      array key = order.sort_key(doc);
+      if (*bound && order.compare_keys(key, **bound) <= 0) return true;  // keyset: not after
+      too_big = !sorter.offer(std::move(key), {}, 0);
+      return !too_big;
     });
     if (!st) return std::move(st).error();
-    if (too_big) return std::move(*too_big);
-    std::sort_heap(all.begin(), all.end(), before);
+    if (too_big) {
+      return make_error(sort_limit_message("sorting by " + to_json(options.sort) + " without an index in that order",
+                                           sorter.size(), sorter.max_bytes(),
+                                           "pass a `limit` (with an index on the sort fields the sort then streams "
+                                           "in its order) and a smaller `skip`, or narrow the filter"),
+                        failure_kind::limit_exceeded);
+    }
+    const auto all = sorter.take_sorted();
     std::uint64_t i = options.skip;
     for (; i < all.size() && page.returned < limit; ++i) {
       // The document again, by its `_id` (the key's last value), under the scan's snapshot.

@@ -67,7 +67,7 @@ TEST_CASE("sort past its memory limit refuses naming the stage") {
   options.max_stage_bytes = std::size_t{4} << 20;
   auto r = run_pipeline(provider, "c", pipeline(R"([{"$sort": {"k": -1}}])"), options);
   REQUIRE(!r.ok());
-  CHECK(r.error().message.find("stage `$sort` exceeded its memory limit of 4 MiB") == 0);
+  CHECK(r.error().message.find("stage `$sort` exceeded the sort memory limit of 4 MiB") == 0);
 }
 
 TEST_CASE("sort followed by limit keeps only the top k within a small memory limit") {

@@ -60,8 +60,9 @@ TEST_CASE("a sort whose kept keys pass the sort memory limit is refused naming t
   REQUIRE_FALSE(page.ok());
   CHECK(page.error().kind == failure_kind::limit_exceeded);
   const std::string& m = page.error().message;
-  CHECK(m.starts_with(R"(sorting by {"s":1} without an index in that order holds the sort keys of skip + limit documents)"));
-  CHECK(m.find("more than 1048576 bytes, the sort memory limit): pass a `limit` (with an index on the sort "
+  CHECK(m.starts_with(R"(sorting by {"s":1} without an index in that order exceeded the sort memory limit of 1 MiB )"
+                      "(it holds the sort entries of "));
+  CHECK(m.find("documents and does not spill to disk): pass a `limit` (with an index on the sort "
                "fields the sort then streams in its order) and a smaller `skip`, or narrow the filter") != std::string::npos);
   // With a limit only the top k are kept, so the same sort fits.
   o.limit = 5;
