@@ -3,12 +3,13 @@
 // Input: a request head as text — "METHOD TARGET HTTP/1.x", then "Name: value" lines. The
 // headers the connection copies (transports/http_connection.cpp, fill_view: Host, Origin,
 // Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID,
-// Access-Control-Request-Method, Transfer-Encoding, Content-Length) fill a request_view, which
+// Access-Control-Request-Method, Mcp-Method, Mcp-Name, Transfer-Encoding, Content-Length) fill a request_view, which
 // goes through framing_refusal, screen (with and without a token, with an allowed origin and
 // host), screen_ops, note_credential and add_cors; then each header through its parser
 // (parse_accept, media_type_is, normalize_origin, is_loopback_host, bearer_token_of,
-// parse_listen_address, query_carries_credential). Every refusal is a real HTTP status with
+// parse_listen_address, query_carries_credential, parse_last_event_id). Every refusal is a real HTTP status with
 // a JSON body a client can read, CORS headers name only an allowed Origin; a request the gate lets through with a token carries it.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -65,7 +66,9 @@ request_view view_of(std::string_view text) {
                {"Mcp-Session-Id", &v.session_id},
                {"MCP-Protocol-Version", &v.protocol_version},
                {"Last-Event-ID", &v.last_event_id},
-               {"Access-Control-Request-Method", &v.cors_request_method}};
+               {"Access-Control-Request-Method", &v.cors_request_method},
+               {"Mcp-Method", &v.mcp_method},
+               {"Mcp-Name", &v.mcp_name}};
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto colon = lines[i].find(':');
     if (colon == std::string_view::npos) continue;
@@ -133,6 +136,18 @@ const gate_policy& policy(int which) {
   return policies[which];
 }
 
+// Last-Event-ID (session_table::handle_get): a resume point exactly when the value is 1 to 19
+// digits, and then the number those digits write.
+void check_last_event_id(std::string_view text) {
+  const auto id = parse_last_event_id(text);
+  const bool digits = !text.empty() && text.size() <= 19 &&
+                      text.find_first_not_of("0123456789") == std::string_view::npos;
+  OMGDB_FUZZ_CHECK(k_name, id.has_value() == digits, "Last-Event-ID: " + std::string(text));
+  if (!id) return;
+  std::string_view significant = text.substr(std::min(text.find_first_not_of('0'), text.size() - 1));
+  OMGDB_FUZZ_CHECK(k_name, std::to_string(*id) == significant, "Last-Event-ID " + std::string(text) + " read as " + std::to_string(*id));
+}
+
 }  // namespace
 
 OMGDB_FUZZ_TARGET(http_screen) {
@@ -187,6 +202,7 @@ OMGDB_FUZZ_TARGET(http_screen) {
     (void)auth::parse_listen_address(*v.host);
   }
   if (v.authorization) (void)auth::bearer_token_of(*v.authorization);
+  if (v.last_event_id) check_last_event_id(*v.last_event_id);
   std::string head;
   http_reply plain = json_body(200, std::string(v.target));
   (void)ok_reply_head(head, plain, v.version, v.keep_alive);

@@ -139,6 +139,16 @@ bool query_carries_credential(std::string_view target) {
   return false;
 }
 
+std::optional<std::uint64_t> parse_last_event_id(std::string_view value) noexcept {
+  if (value.empty() || value.size() > 19) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
 bool supported_protocol_version(std::string_view version) noexcept {
   for (auto v : mcp::supported_versions) {
     if (v == version) return true;
@@ -377,7 +387,7 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
     std::string list;
     for (auto v : mcp::supported_versions) list += (list.empty() ? "" : ", ") + std::string(v);
     return finish(json_error(400, -32000, "Bad Request: unsupported MCP-Protocol-Version `" +
-                                              *req.protocol_version + "` (supported: " + list + ")"));
+                                              printable(*req.protocol_version) + "` (supported: " + list + ")"));
   }
   return std::nullopt;
 }
