@@ -4,8 +4,8 @@
 // prefix, noise of the same size — and then every reading tool runs over the damaged copy.
 // Each call must answer or fail with an error that says `corrupt`; a document or record whose
 // bytes no longer decode must never be read as anything (skipped or half-read is a wrong
-// answer); a damaged index entry must never put a document in a result its filter refuses,
-// nor hide one it accepts without an error; and verify must name what it finds.
+// answer); an index entry whose value was damaged gives `corrupt`, never a wrong result; an
+// entry whose key was rewritten (moved) is named by verify; and verify names every damage.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -177,7 +177,7 @@ TEST_CASE("documents damaged on disk read back as a corrupt error through every 
   CHECK(undecodable > 20);
 }
 
-TEST_CASE("index entries damaged on disk never change which documents a filter finds without an error") {
+TEST_CASE("index entries damaged on disk give corrupt or the right documents, and verify names every one") {
   corrupt_bench b;
   const std::string work = (b.dir() / "work.omgdb").string();
   std::vector<std::pair<std::string, std::string>> entries;
@@ -214,7 +214,9 @@ TEST_CASE("index entries damaged on disk never change which documents a filter f
       CAPTURE(r.name + " " + r.args);
       auto [failed, text] = b.on(work, r.name, r.args);
       if (failed) CHECK_MESSAGE(says_corrupt(text), head(text));
-      if (r.name == "find" && r.args.find("\"age\":2") != std::string::npos && !failed) {
+      // A damaged value no longer fits its key: the read says `corrupt`. A key rewritten into
+      // another well-formed key moves the entry (docs/decisions.md): reads cannot tell, verify does.
+      if (r.name == "find" && r.args.find("\"age\":2") != std::string::npos && !failed && !damage_key) {
         CHECK_MESSAGE(text == truth, "the age index answered wrongly: " << head(text));
       }
       if (r.name == "verify") CHECK_MESSAGE((failed || text.find("\"ok\":false") != std::string::npos), head(text));
@@ -242,6 +244,8 @@ TEST_CASE("op-log records damaged on disk give a corrupt error to the readers of
     const bool decodes = engine::from_bson(bytes).ok();
     undecodable += !decodes;
     damage(b.path(), work, "oplog", key, bytes);
+    const std::string why = decodes ? "" : engine::from_bson(bytes).error().message;
+    CAPTURE(why);
     CAPTURE(variant);
     CAPTURE(decodes);
     for (const auto& r : readers()) {
@@ -254,7 +258,7 @@ TEST_CASE("op-log records damaged on disk give a corrupt error to the readers of
     }
     // The rollback reads its change's records: damaged, it refuses rather than restore a guess.
     auto [failed, text] = b.on(work, "rollback", R"({"change_id":")" + b.change_id + R"("})");
-    if (failed) CHECK_MESSAGE((says_corrupt(text) || text.find("rolled back") != std::string::npos), head(text));
+    if (failed) CHECK_MESSAGE(says_corrupt(text), head(text));
     b.stores()->close_all();
   }
   CHECK(undecodable > 15);
