@@ -7,8 +7,8 @@
 // `$match` is the query language (engine/query/filter.hpp), expressions are
 // engine/query/expr.hpp.
 //
-// Bounds: `$group`, `$sort`, `$bucket`, `$bucketAuto`, `$facet`, `$sample`, `$lookup` and
-// `$setWindowFields` hold documents; each instance counts the approximate bytes it holds
+// Bounds: `$group`, `$sort`, `$bucket`, `$bucketAuto`, `$facet`, `$sample`, `$lookup`,
+// `$setWindowFields`, `$fill` and `$densify` (with the documents it generates) hold documents; each instance counts the approximate bytes it holds
 // and fails the whole call with an error naming the stage and the limit once it would pass
 // pipeline_options::max_stage_bytes (there is no spill to disk). `$sort` followed by
 // `$limit` keeps only the top k. Sub-pipelines ($lookup, $facet, $unionWith) nest at most

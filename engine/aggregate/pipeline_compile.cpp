@@ -36,6 +36,8 @@ constexpr stage_entry stages[] = {
     {"$unionWith", compile_union_with},
     {"$redact", compile_redact},
     {"$setWindowFields", compile_set_window_fields},
+    {"$densify", compile_densify},
+    {"$fill", compile_fill},
 };
 
 // Stages MongoDB has that omgdb refuses, with the reason.
@@ -45,7 +47,7 @@ std::string refusal(std::string_view name) {
            "write the results with `insert_many`, `bulk_write` or `update_many` instead";
   }
   static constexpr std::string_view unsupported[] = {
-      "$geoNear", "$graphLookup", "$densify", "$fill", "$search", "$searchMeta", "$vectorSearch",
+      "$geoNear", "$graphLookup", "$search", "$searchMeta", "$vectorSearch",
       "$changeStream", "$collStats", "$indexStats", "$currentOp", "$listSessions", "$planCacheStats",
       "$documents", "$listLocalSessions", "$shardedDataDistribution", "$rankFusion", "$scoreFusion"};
   for (std::string_view u : unsupported) {

@@ -21,6 +21,9 @@ namespace omgdb::engine::aggregate_detail {
 
 [[noreturn]] inline void fail(const std::string& message) { throw expression_error(message); }
 
+inline bool is_date(const value& v) noexcept { return std::holds_alternative<date_time>(v.raw()); }
+inline std::int64_t date_millis(const value& v) { return std::get<date_time>(v.raw()).millis; }
+
 // What a running pipeline shares: the provider, the options, the variables in scope
 // ($lookup's `let`), a poll counter for cancellation.
 struct exec_ctx {
@@ -155,6 +158,18 @@ result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx);    
 result<stage_ptr> compile_union_with(const value& spec, const compile_ctx& ctx);
 result<stage_ptr> compile_facet(const value& spec, const compile_ctx& ctx);
 result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx& ctx);  // stage_window.cpp
+result<stage_ptr> compile_densify(const value& spec, const compile_ctx& ctx);       // stage_densify.cpp
+result<stage_ptr> compile_fill(const value& spec, const compile_ctx& ctx);          // stage_fill.cpp
+
+// A `$setWindowFields` stage from its specification whose memory limit error names
+// `stage_name` (`$fill` compiles into one).
+result<stage_ptr> compile_window_stage(const value& spec, const compile_ctx& ctx, std::string_view stage_name);
+// The window operators `$locf` and `$linearFill` over one partition in sort order
+// (stage_fill.cpp): `ys` is the operator's argument per document, `xs` the sortBy field per
+// document ($linearFill). Null and missing inputs are filled; those without a value to carry
+// (or, for $linearFill, without non-null neighbours on both sides) become null.
+std::vector<value> locf_values(const std::vector<expr_value>& ys);
+std::vector<value> linear_fill_values(const std::vector<expr_value>& ys, const std::vector<expr_value>& xs);
 
 // A sort stage that keeps only the first `limit` documents (set when `$limit` follows).
 stage_ptr sort_with_limit(const stage_ptr& sort, std::uint64_t limit);

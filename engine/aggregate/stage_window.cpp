@@ -1,40 +1,45 @@
 // $setWindowFields: per partition (partitionBy), in sortBy order, each output field is an
-// accumulator over a window of documents ({documents: [lower, upper]} with "unbounded",
-// "current" or an offset; default: the whole partition) or a rank ($rank, $denseRank,
-// $documentNumber). Range windows (`range`, `unit`) are refused. The stage holds its whole
-// input within the memory limit; output is in partition, then sort, order.
+// accumulator over a window of documents ({documents: [lower, upper]}) or of sort values
+// ({range: [lower, upper], unit?}) — default: the whole partition — a rank ($rank,
+// $denseRank, $documentNumber) or a window-only operator ($shift, $derivative, $integral,
+// $expMovingAvg, $covariancePop, $covarianceSamp, $locf, $linearFill; the last two are also
+// what $fill compiles into, stage_fill.cpp). Windows and those operators: window.hpp. The stage holds its whole input within the memory limit; output is
+// in partition, then sort, order.
 #include <algorithm>
 #include <utility>
 
-#include "engine/aggregate/stage.hpp"
+#include "engine/aggregate/window.hpp"
 #include "engine/index/keystring.hpp"
 
 namespace omgdb::engine::aggregate_detail {
 namespace {
 
-constexpr std::int64_t k_unbounded = INT64_MIN;
-
 struct window_output {
   std::string path;
   std::string rank;  // "$rank", "$denseRank", "$documentNumber", or empty: an accumulator
   accumulator acc;
-  std::int64_t lower = k_unbounded, upper = INT64_MAX;  // INT64_MAX: unbounded above
+  window_spec window;
+  window_function_ptr fn;  // a window-only operator instead of `acc`
 };
 
 struct window_stage final : stage {
+  std::string name = "$setWindowFields";  // in the memory limit error ($fill compiles into one)
   std::optional<expression> partition_by;
   std::shared_ptr<const sort_spec> sort_by;
   std::vector<window_output> outputs;
+
+  std::optional<expression> sort_value;  // "$<the sortBy field>", when an output reads it
 
   struct row {
     std::string partition;
     array key;
     std::uint64_t seq;
     document doc;
+    expr_value sort_value;
   };
 
-  void fill(std::vector<row>& rows, std::size_t b, std::size_t e, const window_output& o, std::vector<value>& out,
-            exec_ctx& ctx) const {
+  void fill(std::vector<row>& rows, std::size_t b, std::size_t e, const window_output& o, const window_partition& part,
+            std::vector<expr_value>& out, exec_ctx& ctx) const {
     if (!o.rank.empty()) {
       std::int64_t rank = 1, dense = 1;
       for (std::size_t i = b; i < e; ++i) {
@@ -47,43 +52,33 @@ struct window_stage final : stage {
       }
       return;
     }
-    const auto n = static_cast<std::int64_t>(e - b);
-    auto clamp = [&](std::int64_t i, std::int64_t off, bool low) -> std::int64_t {
-      if (low && off == k_unbounded) return 0;
-      if (!low && off == INT64_MAX) return n - 1;
-      return std::clamp<std::int64_t>(i + off, -1, n);
-    };
-    std::unique_ptr<accumulator_state> running;
-    std::int64_t added = -1;  // the last row fed to `running`
-    for (std::int64_t i = 0; i < n; ++i) {
-      ctx.poll();
-      const std::int64_t lo = std::max<std::int64_t>(0, clamp(i, o.lower, true));
-      const std::int64_t hi = std::min<std::int64_t>(n - 1, clamp(i, o.upper, false));
-      if (o.lower == k_unbounded) {  // a growing window: feed the state incrementally
-        if (!running) running = o.acc.start();
-        for (; added < hi; ++added) running->add(rows[b + static_cast<std::size_t>(added + 1)].doc, ctx);
-        out.push_back(running->finish(ctx).value_or(value()));
-        continue;
-      }
-      auto state = o.acc.start();
-      for (std::int64_t k = lo; k <= hi; ++k) state->add(rows[b + static_cast<std::size_t>(k)].doc, ctx);
-      out.push_back(state->finish(ctx).value_or(value()));
+    std::vector<extent> extents;
+    if (!o.fn || o.fn->takes_window) window_extents(o.window, part, extents, ctx);
+    if (o.fn) {
+      o.fn->fill(part, extents, out, ctx);
+    } else {
+      accumulate_windows(o.acc, part, extents, out, ctx);
     }
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget("$setWindowFields", ctx);
+    memory_budget budget(name, ctx);
     std::vector<row> rows;
     document d;
     std::uint64_t seq = 0;
     while (input->next(d)) {
       ctx.poll();
-      row r{partition_by ? encode_key(ctx.eval(*partition_by, d).value_or(value())) : std::string(), {}, seq++, std::move(d)};
+      row r{partition_by ? encode_key(ctx.eval(*partition_by, d).value_or(value())) : std::string(), {}, seq++, std::move(d), {}};
       if (sort_by) {
         r.key = sort_by->sort_key(r.doc);
         r.key.pop_back();  // no `_id` tiebreak: equal keys rank equal
       }
-      budget.add(approx_bytes(r.doc) + r.partition.size() + approx_bytes(value(r.key)) + sizeof(row) + outputs.size() * 64);
+      if (sort_value) r.sort_value = ctx.eval(*sort_value, r.doc);
+      // The row, and per row what a partition's outputs hold: its window_partition entries,
+      // its extent and one output value per field.
+      budget.add(approx_bytes(r.doc) + r.partition.size() + approx_bytes(value(r.key)) + sizeof(row) +
+                 (r.sort_value ? approx_bytes(*r.sort_value) : 0) + sizeof(window_partition) / 2 + sizeof(extent) +
+                 outputs.size() * 64);
       rows.push_back(std::move(r));
       d = document{};
     }
@@ -94,10 +89,19 @@ struct window_stage final : stage {
     for (std::size_t b = 0; b < rows.size();) {
       std::size_t e = b + 1;
       while (e < rows.size() && rows[e].partition == rows[b].partition) ++e;
-      std::vector<std::vector<value>> values(outputs.size());
-      for (std::size_t k = 0; k < outputs.size(); ++k) fill(rows, b, e, outputs[k], values[k], ctx);
+      window_partition part;
+      part.docs.reserve(e - b);
+      for (std::size_t i = b; i < e; ++i) part.docs.push_back(&rows[i].doc);
+      if (sort_value) {
+        part.sort_values.reserve(e - b);
+        for (std::size_t i = b; i < e; ++i) part.sort_values.push_back(&rows[i].sort_value);
+      }
+      std::vector<std::vector<expr_value>> values(outputs.size());
+      for (std::size_t k = 0; k < outputs.size(); ++k) fill(rows, b, e, outputs[k], part, values[k], ctx);
       for (std::size_t k = 0; k < outputs.size(); ++k) {
-        for (std::size_t i = b; i < e; ++i) set_path(rows[i].doc, outputs[k].path, std::move(values[k][i - b]));
+        for (std::size_t i = b; i < e; ++i) {
+          if (values[k][i - b]) set_path(rows[i].doc, outputs[k].path, std::move(*values[k][i - b]));
+        }
       }
       b = e;
     }
@@ -108,16 +112,7 @@ struct window_stage final : stage {
   }
 };
 
-result<std::int64_t> bound(const value& v, bool lower) {
-  if (v.is_string() && v.as_string() == "unbounded") return lower ? k_unbounded : INT64_MAX;
-  if (v.is_string() && v.as_string() == "current") return std::int64_t{0};
-  if ((v.is_int32() || v.is_int64()) && !(v.is_int64() && (v.as_int64() == INT64_MIN || v.as_int64() == INT64_MAX))) {
-    return v.is_int32() ? std::int64_t{v.as_int32()} : v.as_int64();
-  }
-  return make_error("window bounds must be \"unbounded\", \"current\" or an integer");
-}
-
-result<window_output> compile_output(const field& f, const compile_ctx& ctx) {
+result<window_output> compile_output(const field& f, const sort_spec* sort_by, const compile_ctx& ctx) {
   window_output o;
   o.path = f.name;
   if (auto p = field_path_parts(f.name, "output field"); !p) return std::move(p).error();
@@ -138,31 +133,32 @@ result<window_output> compile_output(const field& f, const compile_ctx& ctx) {
     o.rank = name;
     return o;
   }
+  if (is_window_function(name)) {
+    auto fn = compile_window_function(window_call{name, op.front().val, window, sort_by, f.name, ctx}, o.window);
+    if (!fn) return std::move(fn).error();
+    o.fn = std::move(*fn);
+    return o;
+  }
   auto a = compile_accumulator(value(op), f.name, ctx);
   if (!a) return std::move(a).error();
   o.acc = std::move(*a);
   if (window == nullptr) return o;
-  if (!window->is_document()) return make_error("`window` must be a document");
-  for (const field& w : window->as_document()) {
-    if (w.name == "range" || w.name == "unit") return make_error("range windows (`range`, `unit`) are not supported yet; use `documents`");
-    if (w.name != "documents") return make_error("unknown window argument " + quoted(w.name));
-    if (!w.val.is_array() || w.val.as_array().size() != 2) return make_error("`documents` must be [lower, upper]");
-    auto lo = bound(w.val.as_array()[0], true);
-    if (!lo) return std::move(lo).error();
-    auto hi = bound(w.val.as_array()[1], false);
-    if (!hi) return std::move(hi).error();
-    if (w.val.as_array()[0].is_string() && w.val.as_array()[0].as_string() == "unbounded") o.lower = k_unbounded; else o.lower = *lo;
-    o.upper = *hi;
-    if (o.lower != k_unbounded && o.upper != INT64_MAX && o.lower > o.upper) return make_error("the lower window bound must not be above the upper one");
-  }
+  auto w = compile_window(*window, sort_by);
+  if (!w) return std::move(w).error();
+  o.window = std::move(*w);
   return o;
 }
 
 }  // namespace
 
 result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx& ctx) {
+  return compile_window_stage(spec, ctx, "$setWindowFields");
+}
+
+result<stage_ptr> compile_window_stage(const value& spec, const compile_ctx& ctx, std::string_view stage_name) {
   if (!spec.is_document()) return make_error("the specification must be a document");
   auto s = std::make_shared<window_stage>();
+  s->name = std::string(stage_name);
   const value* output = nullptr;
   for (const field& f : spec.as_document()) {
     if (f.name == "partitionBy") {
@@ -184,9 +180,14 @@ result<stage_ptr> compile_set_window_fields(const value& spec, const compile_ctx
     return make_error("`output` must be a non-empty document");
   }
   for (const field& f : output->as_document()) {
-    auto o = compile_output(f, ctx);
+    auto o = compile_output(f, s->sort_by.get(), ctx);
     if (!o) return std::move(o).error();
     if (!o->rank.empty() && !s->sort_by) return make_error(quoted(o->rank) + " needs a `sortBy`");
+    if ((o->window.range || (o->fn && o->fn->needs_sort_values)) && !s->sort_value) {
+      auto e = ctx.compile(value("$" + s->sort_by->keys().front().path));
+      if (!e) return std::move(e).error();
+      s->sort_value = std::move(*e);
+    }
     s->outputs.push_back(std::move(*o));
   }
   return stage_ptr(s);

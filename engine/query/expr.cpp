@@ -298,6 +298,9 @@ result<node_ptr> compiler::named_call(const op_info& info, const value& arg) {
       return make_error(quoted(name) + " does not take " + quoted(f.name) + " (it takes " + list + ")");
     }
   }
+  if (info.check != nullptr) {
+    if (status st = info.check(d); !st) return std::move(st).error();
+  }
   auto n = std::make_unique<op_node>();
   n->name = name;
   n->fn = info.fn;

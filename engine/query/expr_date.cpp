@@ -1,15 +1,31 @@
 // Date expression operators: the parts ($year … $millisecond, $dayOfWeek, $week, $isoWeek …),
-// $dateToString, $dateFromString, $dateToParts, $dateFromParts, $dateAdd, $dateSubtract,
-// $dateDiff and $dateTrunc, each with an optional `timezone` (expr_tz.cpp). Calendar units
+// $dateToString, $dateToParts, $dateAdd, $dateSubtract, $dateDiff and $dateTrunc
+// ($dateFromString and $dateFromParts: expr_date_parse.cpp), each with an optional `timezone` (expr_tz.cpp). Calendar units
 // (day and longer) are counted on the local wall clock, so adding a day across a DST change
 // keeps the local time; hours and shorter are exact durations.
 #include <cmath>
 #include <cstdio>
 
+#include "engine/query/date_math.hpp"
+#include "engine/query/expr_date.hpp"
 #include "engine/query/expr_detail.hpp"
 #include "engine/value/datetime.hpp"
 
 namespace omgdb::engine::expr_detail {
+
+const char* const k_month_names[12] = {"January", "February", "March", "April", "May", "June", "July",
+                                       "August", "September", "October", "November", "December"};
+
+// The zone of argument `i` (UTC when absent); nullptr when it evaluates to null.
+const time_zone* zone_arg(const op_node& self, std::size_t i, eval_ctx& ctx) {
+  static const time_zone& utc = find_zone("UTC");
+  if (!self.has(i)) return &utc;
+  expr_value z = self.arg(i, ctx);
+  if (nullish(z)) return nullptr;
+  if (!z->is_string()) fail(self.name + ": timezone must evaluate to a string, found " + type_name(*z));
+  return &find_zone(z->as_string());
+}
+
 namespace {
 
 using i64 = std::int64_t;
@@ -31,16 +47,6 @@ i64 date_millis(const std::string& op, const value& v) {
     }
     default: fail(op + " can't convert from BSON type " + type_name(v) + " to Date");
   }
-}
-
-// The zone of argument `i` (UTC when absent); nullptr when it evaluates to null.
-const time_zone* zone_arg(const op_node& self, std::size_t i, eval_ctx& ctx) {
-  static const time_zone& utc = find_zone("UTC");
-  if (!self.has(i)) return &utc;
-  expr_value z = self.arg(i, ctx);
-  if (nullish(z)) return nullptr;
-  if (!z->is_string()) fail(self.name + ": timezone must evaluate to a string, found " + type_name(*z));
-  return &find_zone(z->as_string());
 }
 
 i64 local_of(const time_zone& z, i64 utc) { return utc + i64{z.offset_at(utc)} * 1000; }
@@ -76,8 +82,6 @@ std::string two(i64 v, int width = 2) {
   return buf;
 }
 
-constexpr const char* k_months[] = {"January", "February", "March", "April", "May", "June", "July",
-                                    "August", "September", "October", "November", "December"};
 
 std::string format_date(const std::string& fmt, const parts& p, std::int32_t offset) {
   std::string out;
@@ -101,8 +105,8 @@ std::string format_date(const std::string& fmt, const parts& p, std::int32_t off
       case 'U': out += two(sunday_week(p)); break;
       case 'V': out += two(iso_week(p)); break;
       case 'Y': out += two(p.year, 4); break;
-      case 'b': out += std::string(k_months[p.month - 1]).substr(0, 3); break;
-      case 'B': out += k_months[p.month - 1]; break;
+      case 'b': out += std::string(k_month_names[p.month - 1]).substr(0, 3); break;
+      case 'B': out += k_month_names[p.month - 1]; break;
       case 'z': out += (offset < 0 ? "-" : "+") + two(std::abs(offset) / 3600) + two(std::abs(offset) / 60 % 60); break;
       case 'Z': out += (offset < 0 ? "-" : "+") + std::to_string(std::abs(offset) / 60); break;
       case '%': out += '%'; break;
@@ -151,106 +155,47 @@ expr_value date_to_parts_op(const op_node& self, eval_ctx& ctx) {
   return value(std::move(out));
 }
 
-// {year, month?, day?, hour?, minute?, second?, millisecond?, timezone?}
-expr_value date_from_parts_op(const op_node& self, eval_ctx& ctx) {
-  i64 f[7] = {0, 1, 1, 0, 0, 0, 0};
-  static const char* names[] = {"year", "month", "day", "hour", "minute", "second", "millisecond"};
-  for (std::size_t i = 0; i < 7; ++i) {
-    if (!self.has(i)) continue;
-    expr_value v = self.arg(i, ctx);
-    if (nullish(v)) return value();
-    f[i] = integral_arg(std::string("$dateFromParts' ") + names[i], *v);
-  }
-  if (f[0] < 1 || f[0] > 9999) fail("$dateFromParts' year must be an integer between 1 and 9999, found " + std::to_string(f[0]));
-  const time_zone* z = zone_arg(self, 7, ctx);
-  if (z == nullptr) return value();
-  return value(date_time{z->to_utc(local_from_fields(f[0], f[1], f[2], f[3], f[4], f[5], f[6]))});
-}
-
-// "YYYY-MM-DD[(T| )HH:MM[:SS[.fff]]][Z|±HH[:MM]]"; sets `offset` when the text has one.
-bool parse_flexible(const std::string& s, i64& local, std::optional<std::int32_t>& offset) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, n = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10) return false;
-  std::size_t i = 10;
-  double frac = 0;
-  if (i < s.size() && (s[i] == 'T' || s[i] == ' ')) {
-    int m = 0;
-    if (std::sscanf(s.c_str() + i + 1, "%2d:%2d%n", &h, &mi, &m) != 2 || m != 5) return false;
-    i += 6;
-    if (i < s.size() && s[i] == ':') {
-      if (std::sscanf(s.c_str() + i + 1, "%2d%n", &sec, &m) != 1 || m != 2) return false;
-      i += 3;
-      if (i < s.size() && s[i] == '.') {
-        std::size_t j = i + 1;
-        while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-        if (j == i + 1) return false;
-        frac = std::stod("0" + s.substr(i, j - i));
-        i = j;
-      }
-    }
-  }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59) return false;
-  if (i < s.size()) {
-    if (s[i] == 'Z' && i + 1 == s.size()) {
-      offset = 0;
-    } else {
-      std::int32_t off = 0;
-      time_zone tz;
-      const time_zone& z = find_zone(s.substr(i));  // "+05:30" style offsets only
-      if (!z.times.empty()) return false;
-      off = z.fixed;
-      offset = off;
-    }
-  }
-  local = local_from_fields(y, mo, d, h, mi, sec, static_cast<i64>(std::llround(frac * 1000)));
-  return true;
-}
-
-// {dateString, format?, timezone?, onError?, onNull?}
-expr_value date_from_string_op(const op_node& self, eval_ctx& ctx) {
-  expr_value s = self.arg(0, ctx);
-  if (nullish(s)) return self.has(4) ? self.arg(4, ctx) : value();
-  try {
-    if (!s->is_string()) fail("$dateFromString requires that 'dateString' be a string, found: " + type_name(*s));
-    if (self.has(1)) fail("$dateFromString: `format` is not supported yet; give ISO-8601 text");
-    const time_zone* z = zone_arg(self, 2, ctx);
-    if (z == nullptr) return value();
-    i64 local = 0;
-    std::optional<std::int32_t> offset;
-    if (!parse_flexible(s->as_string(), local, offset)) {
-      fail("Error parsing date string '" + s->as_string() + "'");
-    }
-    return value(date_time{offset ? local - i64{*offset} * 1000 : z->to_utc(local)});
-  } catch (const expression_error&) {
-    if (self.has(3)) return self.arg(3, ctx);
-    throw;
-  }
-}
-
-enum class unit { year, quarter, month, week, day, hour, minute, second, millisecond };
+using unit = date_unit;
 
 unit unit_arg(const op_node& self, const expr_value& v) {
-  static const std::pair<std::string_view, unit> names[] = {
-      {"year", unit::year}, {"quarter", unit::quarter}, {"month", unit::month}, {"week", unit::week},
-      {"day", unit::day},   {"hour", unit::hour},       {"minute", unit::minute}, {"second", unit::second},
-      {"millisecond", unit::millisecond}};
   if (v && v->is_string()) {
-    for (const auto& [n, u] : names) {
-      if (n == v->as_string()) return u;
-    }
+    if (auto u = parse_date_unit(v->as_string())) return *u;
   }
   fail(self.name + ": unit must be one of year, quarter, month, week, day, hour, minute, second, millisecond");
 }
 
 i64 fixed_length(unit u) {
-  switch (u) {
-    case unit::week: return 7 * k_day;
-    case unit::day: return k_day;
-    case unit::hour: return 3'600'000;
-    case unit::minute: return 60'000;
-    case unit::second: return 1000;
-    default: return 1;
+  const i64 n = date_unit_millis(u);
+  return n == 0 ? 1 : n;
+}
+
+// `start` plus `amount` units: hours and shorter as exact durations, days and weeks on the
+// local wall clock of `z`, months (quarters, years) clamped to the end of the month. nullopt
+// past the range of a 64-bit millisecond count.
+std::optional<i64> add_units(i64 start, unit un, i64 amount, const time_zone& z) {
+  constexpr i64 k_max_months = i64{12} * 300'000'000;  // beyond any millisecond count
+  i64 delta = 0, out = 0;
+  if (un >= unit::hour) {
+    if (__builtin_mul_overflow(amount, fixed_length(un), &delta) || __builtin_add_overflow(start, delta, &out)) return std::nullopt;
+    return out;
   }
+  const i64 local = local_of(z, start);
+  if (un == unit::day || un == unit::week) {
+    if (__builtin_mul_overflow(amount, fixed_length(un), &delta) || __builtin_add_overflow(local, delta, &out)) return std::nullopt;
+    return z.to_utc(out);
+  }
+  const i64 per = un == unit::year ? 12 : (un == unit::quarter ? 3 : 1);
+  if (amount > k_max_months / per || amount < -k_max_months / per) return std::nullopt;
+  const parts p = breakdown(local);
+  const i64 in_day = local - p.days * k_day;
+  const i64 m0 = static_cast<i64>(p.month) - 1 + amount * per;
+  const i64 y = p.year + floor_div(m0, 12);
+  const auto m = static_cast<unsigned>(m0 - floor_div(m0, 12) * 12 + 1);
+  const i64 last = days_from_civil(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1) - days_from_civil(y, m, 1);
+  const i64 day = std::min<i64>(p.day, last);  // clamped to the end of the month
+  const i64 days = days_from_civil(y, m, 1) + day - 1;
+  if (__builtin_mul_overflow(days, k_day, &out) || __builtin_add_overflow(out, in_day, &out)) return std::nullopt;
+  return z.to_utc(out);
 }
 
 // {startDate, unit, amount, timezone?}
@@ -259,24 +204,15 @@ expr_value date_add_op(const op_node& self, eval_ctx& ctx) {
   if (nullish(d) || nullish(u) || nullish(a)) return value();
   const unit un = unit_arg(self, u);
   i64 amount = integral_arg(self.name + "'s amount", *a);
-  if (self.name == "$dateSubtract") amount = -amount;
+  if (self.name == "$dateSubtract") {
+    if (amount == INT64_MIN) fail(self.name + " overflowed");
+    amount = -amount;
+  }
   const time_zone* z = zone_arg(self, 3, ctx);
   if (z == nullptr) return value();
-  const i64 start = date_millis(self.name, *d);
-  if (un >= unit::hour) return value(date_time{start + amount * fixed_length(un)});
-  const i64 local = local_of(*z, start);
-  const parts p = breakdown(local);
-  const i64 in_day = local - p.days * k_day;
-  if (un == unit::day || un == unit::week) {
-    return value(date_time{z->to_utc(local + amount * fixed_length(un))});
-  }
-  const i64 months = amount * (un == unit::year ? 12 : (un == unit::quarter ? 3 : 1));
-  const i64 m0 = static_cast<i64>(p.month) - 1 + months;
-  const i64 y = p.year + floor_div(m0, 12);
-  const auto m = static_cast<unsigned>(m0 - floor_div(m0, 12) * 12 + 1);
-  const i64 last = days_from_civil(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1) - days_from_civil(y, m, 1);
-  const i64 day = std::min<i64>(p.day, last);  // clamped to the end of the month
-  return value(date_time{z->to_utc((days_from_civil(y, m, 1) + day - 1) * k_day + in_day)});
+  auto out = add_units(date_millis(self.name, *d), un, amount, *z);
+  if (!out) fail(self.name + " overflowed");
+  return value(date_time{*out});
 }
 
 int week_start(const op_node& self, std::size_t i, eval_ctx& ctx) {
@@ -362,8 +298,8 @@ constexpr op_info ops[] = {
     {"$isoDayOfWeek", 1, 1, part_op, k_part},
     {"$dateToString", -1, -1, date_to_string_op, "date,format?,timezone?,onNull?"},
     {"$dateToParts", -1, -1, date_to_parts_op, "date,timezone?,iso8601?"},
-    {"$dateFromParts", -1, -1, date_from_parts_op, "year,month?,day?,hour?,minute?,second?,millisecond?,timezone?"},
-    {"$dateFromString", -1, -1, date_from_string_op, "dateString,format?,timezone?,onError?,onNull?"},
+    {"$dateFromParts", -1, -1, date_from_parts_op, k_date_from_parts_params, check_date_from_parts},
+    {"$dateFromString", -1, -1, date_from_string_op, "dateString,format?,timezone?,onError?,onNull?", check_date_from_string},
     {"$dateAdd", -1, -1, date_add_op, "startDate,unit,amount,timezone?"},
     {"$dateSubtract", -1, -1, date_add_op, "startDate,unit,amount,timezone?"},
     {"$dateDiff", -1, -1, date_diff_op, "startDate,endDate,unit,timezone?,startOfWeek?"},
@@ -375,3 +311,34 @@ constexpr op_info ops[] = {
 op_table date_ops() { return table_of(ops); }
 
 }  // namespace omgdb::engine::expr_detail
+
+namespace omgdb::engine {
+
+std::optional<date_unit> parse_date_unit(std::string_view name) {
+  static const std::pair<std::string_view, date_unit> names[] = {
+      {"year", date_unit::year}, {"quarter", date_unit::quarter}, {"month", date_unit::month},
+      {"week", date_unit::week}, {"day", date_unit::day},         {"hour", date_unit::hour},
+      {"minute", date_unit::minute}, {"second", date_unit::second}, {"millisecond", date_unit::millisecond}};
+  for (const auto& [n, u] : names) {
+    if (n == name) return u;
+  }
+  return std::nullopt;
+}
+
+std::int64_t date_unit_millis(date_unit u) {
+  switch (u) {
+    case date_unit::week: return 7 * expr_detail::k_day;
+    case date_unit::day: return expr_detail::k_day;
+    case date_unit::hour: return 3'600'000;
+    case date_unit::minute: return 60'000;
+    case date_unit::second: return 1000;
+    case date_unit::millisecond: return 1;
+    default: return 0;
+  }
+}
+
+std::optional<std::int64_t> date_add_utc(std::int64_t utc, date_unit u, std::int64_t amount) {
+  return expr_detail::add_units(utc, u, amount, expr_detail::find_zone("UTC"));
+}
+
+}  // namespace omgdb::engine

@@ -55,13 +55,15 @@ struct op_node final : expression::node {
 
 // What the compiler needs to know about one operator: its argument count range (-1: no
 // upper bound) and its evaluator. `params` non-empty: the operator takes one document of
-// named arguments, listed comma-separated, an optional one ending in '?' ("input,chars?").
+// named arguments, listed comma-separated, an optional one ending in '?' ("input,chars?");
+// `check`, when set, vets that document at compile time (arguments that exclude each other).
 struct op_info {
   std::string_view name;
   int min_args;
   int max_args;
   op_fn fn;
   std::string_view params = {};
+  status (*check)(const document& args) = nullptr;
 };
 
 struct op_table {

@@ -113,6 +113,34 @@ const CHECKS = [
     pipeline: [{ $bucket: { groupBy: '$y', boundaries: [1900, 1950, 2000], default: 'other', output: { n: { $sum: 1 } } } }],
     expect: [{ _id: 1900, n: 2 }, { _id: 1950, n: 1 }, { _id: 'other', n: 2 }],
   },
+  {
+    name: '$densify: "partition" bounds fill each partition from its own smallest value',
+    // $densify manual "Densify Values within Each Partition" (the coffee collection).
+    docs: [{ _id: 1, altitude: 600, variety: 'Arabica Typica', score: 68.3 }, { _id: 2, altitude: 750, variety: 'Arabica Typica', score: 69.5 },
+      { _id: 3, altitude: 950, variety: 'Arabica Typica', score: 70.5 }, { _id: 4, altitude: 1250, variety: 'Gesha', score: 88.15 },
+      { _id: 5, altitude: 1700, variety: 'Gesha', score: 95.5, price: 1029 }],
+    pipeline: [{ $densify: { field: 'altitude', partitionByFields: ['variety'], range: { bounds: 'partition', step: 200 } } }],
+    expect: [{ _id: 1, altitude: 600, variety: 'Arabica Typica', score: 68.3 }, { _id: 2, altitude: 750, variety: 'Arabica Typica', score: 69.5 },
+      { variety: 'Arabica Typica', altitude: 800 }, { _id: 3, altitude: 950, variety: 'Arabica Typica', score: 70.5 },
+      { _id: 4, altitude: 1250, variety: 'Gesha', score: 88.15 }, { variety: 'Gesha', altitude: 1450 }, { variety: 'Gesha', altitude: 1650 },
+      { _id: 5, altitude: 1700, variety: 'Gesha', score: 95.5, price: 1029 }],
+  },
+  {
+    name: '$densify: explicit bounds start at the lower bound whatever the documents, and run to the upper one',
+    // $densify manual "range.bounds Behavior": the lower bound is the start value "irrespective of
+    // documents already in the collection"; lower inclusive, upper exclusive; nothing is filtered out.
+    docs: [{ _id: 1, x: 5 }, { _id: 2, x: -3 }],
+    pipeline: [{ $densify: { field: 'x', range: { step: 4, bounds: [1, 14] } } }],
+    expect: [{ _id: 2, x: -3 }, { x: 1 }, { _id: 1, x: 5 }, { x: 9 }, { x: 13 }],
+  },
+  {
+    name: '$fill: linear interpolation spreads consecutive nulls evenly; locf carries the last value',
+    // $fill manual "linear Behavior" (index 0…4) and "locf Behavior".
+    docs: [{ _id: 0, value: 0 }, { _id: 1, value: null }, { _id: 2, value: null }, { _id: 3 }, { _id: 4, value: 10 }],
+    pipeline: [{ $set: { last: '$value' } }, { $fill: { sortBy: { _id: 1 }, output: { value: { method: 'linear' }, last: { method: 'locf' } } } }],
+    expect: [{ _id: 0, value: 0, last: 0 }, { _id: 1, value: 2.5, last: 0 }, { _id: 2, value: 5, last: 0 },
+      { _id: 3, value: 7.5, last: 0 }, { _id: 4, value: 10, last: 10 }],
+  },
 ];
 
 let collectionNo = 0;

@@ -35,6 +35,39 @@ export const PIPELINE_OVERRIDES = [
       'empty input produces no output; $group with _id null over nothing emits nothing).',
   },
   {
+    id: 'densify-empty-explicit',
+    why: 'mingo\'s $densify with explicit bounds generates nothing over an empty input; MongoDB generates the whole ' +
+      'range when there are no partitionByFields (the lower bound "indicates the start value for the added documents, ' +
+      'irrespective of documents already in the collection", $densify manual). Not generated: $densify is the first ' +
+      'stage, over 60 documents; pipeline_golden.mjs checks the empty case.',
+  },
+  {
+    id: 'densify-bad-step',
+    why: 'mingo accepts a $densify step of 0 or below; MongoDB refuses it ("The step parameter in a range statement ' +
+      'must be a strictly positive numeric value"). Not generated; the unit tests check the refusal.',
+  },
+  {
+    id: 'densify-partition-values',
+    why: 'mingo\'s $densify refuses partition field values that are not strings ("Partition fields must evaluate to ' +
+      'string values"); MongoDB partitions by values of any type (the manual\'s restriction is on the field names in ' +
+      'partitionByFields). Generated cases partition by s, which is always a string.',
+  },
+  {
+    id: 'densify-past-last-document',
+    why: 'mingo stops generating at the last document: explicit bounds [lo, hi] give nothing above the largest value, and ' +
+      '"full" bounds with partitions give a partition nothing at the largest value of all documents. MongoDB generates ' +
+      'up to hi (exclusive), and for "full" up to the global largest value (inclusive) in every partition ' +
+      '(document_source_densify.cpp, densifyExplicitRangeAfterEOF and finishDensifyingPartitionedInput). Not generated: ' +
+      'explicit upper bounds are at most the smallest largest value of a partition, and "full" comes without ' +
+      'partitions; the unit tests check both.',
+  },
+  {
+    id: 'fill-linear-leading-null',
+    why: 'mingo\'s $fill with method "linear" throws on a null or missing value before the first non-null one; MongoDB ' +
+      'leaves it null ($fill manual, "linear Behavior"). Not generated (the generated fields have leading nulls); the ' +
+      'unit tests and pipeline_golden.mjs check linear fill.',
+  },
+  {
     id: 'avg-type',
     why: 'mingo\'s numbers are JavaScript doubles; MongoDB\'s $sum keeps int/long and $avg gives a double. The ' +
       'comparison is by numeric value (10 significant digits), types are checked by the golden cases.',
@@ -95,7 +128,7 @@ function genStage(g, afterGroup) {
   const { int, pick, chance } = g;
   const kinds = afterGroup ? ['match-expr', 'project', 'sortlimit', 'count'] :
     ['match', 'match', 'match-expr', 'group', 'group', 'project', 'addFields', 'unwind', 'sortlimit', 'sortByCount',
-      'lookup', 'count', 'skip'];
+      'lookup', 'count', 'skip', 'window'];
   switch (pick(kinds)) {
     case 'match': return pick([
       () => ({ $match: { m: { $gte: int(-2, 6) } } }), () => ({ $match: { g: pick(['a', 'b', null, 1]) } }),
@@ -118,8 +151,46 @@ function genStage(g, afterGroup) {
     case 'lookup': return { $lookup: { from: 'pf', localField: pick(['g', 'm', 'arr']), foreignField: 'k', as: 'j' } };
     case 'count': return { $count: 'total' };
     case 'skip': return [{ $sort: { _id: 1 } }, { $skip: int(0, 20) }];
+    case 'window': {
+      // A range window over the numeric sort field m (always present): numeric bounds take the
+      // documents whose m lies within, "current" is the document itself (mingo and MongoDB agree).
+      const bound = (v) => (v === 'current' ? 0 : v === 'unbounded' ? null : v);
+      let lo = pick(['unbounded', 'current', 0, -1, -2, -0.5, -4]);
+      let hi = pick(['unbounded', 'current', 0, 1, 2, 0.5, 3]);
+      if (bound(lo) !== null && bound(hi) !== null && bound(lo) > bound(hi)) [lo, hi] = ['unbounded', hi];
+      const acc = pick([() => ({ $sum: '$m' }), () => ({ $push: '$_id' }), () => ({ $sum: 1 })])();
+      return { $setWindowFields: { ...(chance(0.6) ? { partitionBy: pick(['$g', '$o.x']) } : {}), sortBy: { m: 1 },
+        output: { w: { ...acc, window: { range: [lo, hi] } } } } };
+    }
   }
   return { $match: {} };
+}
+
+// $densify or $fill as the first stage (so its input is the 60 documents, never empty: see
+// `densify-empty-explicit`), then perhaps a $match, $group or $count. Field m is an int in
+// every document; n and g are sometimes missing, null or of other types.
+// `topMin` is the smallest of the partitions' largest m (by s), so an explicit upper bound up
+// to it never reaches past a partition's last document (`densify-past-last-document`).
+function genFillPipeline(g, topMin) {
+  const { int, pick, chance } = g;
+  let first;
+  if (chance(0.5)) {
+    const parts = chance(0.5) ? ['s'] : undefined; // `densify-partition-values`
+    const bounds = pick(parts ? ['partition', 'explicit'] : ['full', 'explicit']);
+    first = { $densify: { field: 'm', ...(parts ? { partitionByFields: parts } : {}),
+      range: { step: pick([1, 2, 3, 0.5]), bounds: bounds === 'explicit' ? [int(-6, 0), int(1, topMin)] : bounds } } };
+  } else {
+    const output = {};
+    output.n = pick([{ method: 'locf' }, { value: 0 }, { value: '$m' }]);
+    if (chance(0.3)) output.z = { value: { $add: ['$m', 1] } };
+    first = { $fill: { ...(chance(0.5) ? { partitionByFields: ['g'] } : {}), sortBy: { m: pick([1, -1]), _id: 1 }, output } };
+  }
+  const out = [first];
+  if (chance(0.5)) {
+    out.push(pick([() => ({ $match: { m: { $gte: int(-2, 6) } } }), () => ({ $count: 'total' }),
+      () => ({ $group: { _id: '$g', c: { $sum: 1 }, s: { $sum: '$m' }, p: { $max: '$n' } } })])());
+  }
+  return out;
 }
 
 function genPipeline(g) {
@@ -196,8 +267,13 @@ export async function runPipelineDiff({ call, rnd, record, fail, scale }) {
   }
   const collections = { pf: foreign };
   const n = Math.round(400 * scale);
-  for (let i = 0; i < n; i++) {
-    const pipeline = genPipeline(g);
+  const topBy = {};
+  for (const d of docs) topBy[d.s] = Math.max(topBy[d.s] ?? -Infinity, d.m);
+  const topMin = Math.max(1, Math.min(...Object.values(topBy)));
+  const nFill = Math.round(80 * scale);
+  for (let i = 0; i < n + nFill; i++) {
+    // the $densify / $fill cases come after the others, so those stay as they were
+    const pipeline = i < n ? genPipeline(g) : genFillPipeline(g, topMin);
     let expected, overridden = false, mingoErr;
     try {
       ({ docs: expected, overridden } = expectedOf(docs, pipeline, collections));

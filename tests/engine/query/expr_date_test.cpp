@@ -68,6 +68,10 @@ TEST_CASE("dateAdd of a day across the DST change keeps the local time, of 24 ho
         R"({"$date":"2021-02-28T00:00:00.000Z"})");
   CHECK(ev(R"({"$dateAdd": {"startDate": {"$toDate": "2020-02-29T00:00:00Z"}, "unit": "year", "amount": 1}})") ==
         R"({"$date":"2021-02-28T00:00:00.000Z"})");
+  // Past the range of a millisecond count: an error, not a wrapped date.
+  CHECK(err(R"({"$dateAdd": {"startDate": {"$toDate": "2020-02-29T00:00:00Z"}, "unit": "year", "amount": 1000000000000}})") == "$dateAdd overflowed");
+  CHECK(err(R"({"$dateAdd": {"startDate": {"$toDate": "2020-02-29T00:00:00Z"}, "unit": "hour", "amount": {"$toLong": "4000000000000000"}}})") ==
+        "$dateAdd overflowed");
 }
 
 TEST_CASE("dateDiff counts unit boundaries crossed in the zone") {
