@@ -7,7 +7,10 @@
 // goes through framing_refusal, screen (with and without a token, with an allowed origin and
 // host), screen_ops, note_credential and add_cors; then each header through its parser
 // (parse_accept, media_type_is, normalize_origin, is_loopback_host, bearer_token_of,
-// parse_listen_address, query_carries_credential, parse_last_event_id). Every refusal is a real HTTP status with
+// parse_listen_address, query_carries_credential, parse_last_event_id). A request for /mcp then
+// goes to a session table (POST with the body after the head, GET, DELETE; `$SESSION` in
+// Mcp-Session-Id names its open session), where Mcp-Session-Id is looked up, Last-Event-ID
+// resumes a stream and a modern POST's Mcp-Method / Mcp-Name are checked against the body. Every refusal is a real HTTP status with
 // a JSON body a client can read, CORS headers name only an allowed Origin; a request the gate lets through with a token carries it.
 #include <algorithm>
 #include <cctype>
@@ -19,6 +22,7 @@
 #include "fuzz/fuzz_docs.hpp"
 #include "fuzz/fuzz_target.hpp"
 #include "transports/http_rules.hpp"
+#include "transports/http_sessions.hpp"
 
 using namespace omgdb;
 using namespace omgdb::transports::http;
@@ -70,6 +74,7 @@ request_view view_of(std::string_view text) {
                {"Mcp-Method", &v.mcp_method},
                {"Mcp-Name", &v.mcp_name}};
   for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (trim(lines[i]).empty()) break;  // the end of the head; the body follows
     auto colon = lines[i].find(':');
     if (colon == std::string_view::npos) continue;
     std::string_view name = trim(lines[i].substr(0, colon));
@@ -148,6 +153,46 @@ void check_last_event_id(std::string_view text) {
   OMGDB_FUZZ_CHECK(k_name, std::to_string(*id) == significant, "Last-Event-ID " + std::string(text) + " read as " + std::to_string(*id));
 }
 
+// The body: what follows the head's blank line.
+std::string_view body_of(std::string_view text) {
+  for (std::string_view sep : {std::string_view("\r\n\r\n"), std::string_view("\n\n"), std::string_view("\n\r\n")}) {
+    if (auto at = text.find(sep); at != std::string_view::npos) return text.substr(at + sep.size());
+  }
+  return {};
+}
+
+// Past the gate, the request reaches the session table (transports/http_sessions.cpp): a
+// fresh table per input, with one session already open whose id replaces `$SESSION` in
+// Mcp-Session-Id, over a server without tools; messages are delivered inline.
+void through_sessions(request_view v, std::string_view body) {
+  static mcp::server srv{{}, {}};
+  std::int64_t now = 1'700'000'000'000;
+  session_table table(srv, auth::scope::read, {}, [](std::function<void()> fn) { fn(); }, [&now] { return now; });
+  table.set_on_loop([] { return true; });
+  request_view init;
+  init.method = "POST";
+  init.target = "/mcp";
+  init.accept = "application/json, text/event-stream";
+  init.content_type = "application/json";
+  auto opened = table.handle_post(init, R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
+  OMGDB_FUZZ_CHECK(k_name, opened.session != nullptr, opened.reply.body);
+  const std::string sid = opened.session->id();
+  if (v.session_id && *v.session_id == "$SESSION") v.session_id = sid;
+  if (v.method == "POST") {
+    auto ex = table.handle_post(v, body);
+    check_reply(ex.reply, "session POST");
+  } else if (v.method == "GET") {
+    auto ex = table.handle_get(v);
+    check_reply(ex.reply, "session GET");
+    if (ex.out) OMGDB_FUZZ_CHECK(k_name, v.session_id == sid, "a stream for an unknown session");
+  } else if (v.method == "DELETE") {
+    check_reply(table.handle_delete(v), "session DELETE");
+  }
+  now += 1000;
+  table.end_all("the fuzz input ended");
+  table.close_all();
+}
+
 }  // namespace
 
 OMGDB_FUZZ_TARGET(http_screen) {
@@ -207,5 +252,6 @@ OMGDB_FUZZ_TARGET(http_screen) {
   http_reply plain = json_body(200, std::string(v.target));
   (void)ok_reply_head(head, plain, v.version, v.keep_alive);
   (void)sse_frame(1, v.target);
+  if (v.target == "/mcp") through_sessions(v, body_of(text));
   return 0;
 }
