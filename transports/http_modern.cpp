@@ -58,7 +58,7 @@ std::optional<http_reply> modern_refusal(const request_view& req, const mcp::env
   if (!mcp::modern_version_supported(version)) {
     bj::object envelope{{"jsonrpc", "2.0"}};
     if (e.id) envelope["id"] = *e.id;
-    envelope["error"] = mcp::unsupported_version_error(version);
+    envelope["error"] = mcp::unsupported_version_error(printable(version));  // a header: any bytes
     return json_body(400, json::serialize(envelope));
   }
   auto body_version = mcp::declared_version(e.params);

@@ -55,3 +55,17 @@ TEST_CASE("an Mcp-Method header of invalid UTF-8 is refused with a JSON body a c
   REQUIRE(r);
   CHECK(r->body.find("Mcp-Method header value 'tools/call' does not match body value 'tools/list'") != std::string::npos);
 }
+
+TEST_CASE("an unknown modern MCP-Protocol-Version of invalid UTF-8 is refused with a JSON body a client can read") {
+  auto msg = omgdb::json::parse_strict(R"({"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}})");
+  REQUIRE(msg.ok());
+  auto e = omgdb::mcp::read_envelope(*msg, "");
+  request_view v;
+  v.method = "POST";
+  v.protocol_version = std::string("2026-07\xcd\xcd" "8", 10);
+  auto r = modern_refusal(v, e);
+  REQUIRE(r);
+  CHECK(r->status == 400);
+  REQUIRE(omgdb::json::parse_strict(r->body).ok());
+  CHECK(r->body.find("\"requested\":\"2026-07??8\"") != std::string::npos);
+}
