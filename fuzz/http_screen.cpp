@@ -3,12 +3,16 @@
 // Input: a request head as text — "METHOD TARGET HTTP/1.x", then "Name: value" lines. The
 // headers the connection copies (transports/http_connection.cpp, fill_view: Host, Origin,
 // Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID,
-// Access-Control-Request-Method, Transfer-Encoding, Content-Length) fill a request_view, which
+// Access-Control-Request-Method, Mcp-Method, Mcp-Name, Transfer-Encoding, Content-Length) fill a request_view, which
 // goes through framing_refusal, screen (with and without a token, with an allowed origin and
 // host), screen_ops, note_credential and add_cors; then each header through its parser
 // (parse_accept, media_type_is, normalize_origin, is_loopback_host, bearer_token_of,
-// parse_listen_address, query_carries_credential). Every refusal is a real HTTP status with
+// parse_listen_address, query_carries_credential, parse_last_event_id). A request for /mcp then
+// goes to a session table (POST with the body after the head, GET, DELETE; `$SESSION` in
+// Mcp-Session-Id names its open session), where Mcp-Session-Id is looked up, Last-Event-ID
+// resumes a stream and a modern POST's Mcp-Method / Mcp-Name are checked against the body. Every refusal is a real HTTP status with
 // a JSON body a client can read, CORS headers name only an allowed Origin; a request the gate lets through with a token carries it.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -18,6 +22,7 @@
 #include "fuzz/fuzz_docs.hpp"
 #include "fuzz/fuzz_target.hpp"
 #include "transports/http_rules.hpp"
+#include "transports/http_sessions.hpp"
 
 using namespace omgdb;
 using namespace omgdb::transports::http;
@@ -65,8 +70,11 @@ request_view view_of(std::string_view text) {
                {"Mcp-Session-Id", &v.session_id},
                {"MCP-Protocol-Version", &v.protocol_version},
                {"Last-Event-ID", &v.last_event_id},
-               {"Access-Control-Request-Method", &v.cors_request_method}};
+               {"Access-Control-Request-Method", &v.cors_request_method},
+               {"Mcp-Method", &v.mcp_method},
+               {"Mcp-Name", &v.mcp_name}};
   for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (trim(lines[i]).empty()) break;  // the end of the head; the body follows
     auto colon = lines[i].find(':');
     if (colon == std::string_view::npos) continue;
     std::string_view name = trim(lines[i].substr(0, colon));
@@ -133,6 +141,58 @@ const gate_policy& policy(int which) {
   return policies[which];
 }
 
+// Last-Event-ID (session_table::handle_get): a resume point exactly when the value is 1 to 19
+// digits, and then the number those digits write.
+void check_last_event_id(std::string_view text) {
+  const auto id = parse_last_event_id(text);
+  const bool digits = !text.empty() && text.size() <= 19 &&
+                      text.find_first_not_of("0123456789") == std::string_view::npos;
+  OMGDB_FUZZ_CHECK(k_name, id.has_value() == digits, "Last-Event-ID: " + std::string(text));
+  if (!id) return;
+  std::string_view significant = text.substr(std::min(text.find_first_not_of('0'), text.size() - 1));
+  OMGDB_FUZZ_CHECK(k_name, std::to_string(*id) == significant, "Last-Event-ID " + std::string(text) + " read as " + std::to_string(*id));
+}
+
+// The body: what follows the head's blank line.
+std::string_view body_of(std::string_view text) {
+  for (std::string_view sep : {std::string_view("\r\n\r\n"), std::string_view("\n\n"), std::string_view("\n\r\n")}) {
+    if (auto at = text.find(sep); at != std::string_view::npos) return text.substr(at + sep.size());
+  }
+  return {};
+}
+
+// Past the gate, the request reaches the session table (transports/http_sessions.cpp): a
+// fresh table per input, with one session already open whose id replaces `$SESSION` in
+// Mcp-Session-Id, over a server without tools; messages are delivered inline.
+void through_sessions(request_view v, std::string_view body) {
+  static mcp::server srv{{}, {}};
+  std::int64_t now = 1'700'000'000'000;
+  session_table table(srv, auth::scope::read, {}, [](std::function<void()> fn) { fn(); }, [&now] { return now; });
+  table.set_on_loop([] { return true; });
+  request_view init;
+  init.method = "POST";
+  init.target = "/mcp";
+  init.accept = "application/json, text/event-stream";
+  init.content_type = "application/json";
+  auto opened = table.handle_post(init, R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})");
+  OMGDB_FUZZ_CHECK(k_name, opened.session != nullptr, opened.reply.body);
+  const std::string sid = opened.session->id();
+  if (v.session_id && *v.session_id == "$SESSION") v.session_id = sid;
+  if (v.method == "POST") {
+    auto ex = table.handle_post(v, body);
+    check_reply(ex.reply, "session POST");
+  } else if (v.method == "GET") {
+    auto ex = table.handle_get(v);
+    check_reply(ex.reply, "session GET");
+    if (ex.out) OMGDB_FUZZ_CHECK(k_name, v.session_id == sid, "a stream for an unknown session");
+  } else if (v.method == "DELETE") {
+    check_reply(table.handle_delete(v), "session DELETE");
+  }
+  now += 1000;
+  table.end_all("the fuzz input ended");
+  table.close_all();
+}
+
 }  // namespace
 
 OMGDB_FUZZ_TARGET(http_screen) {
@@ -187,9 +247,11 @@ OMGDB_FUZZ_TARGET(http_screen) {
     (void)auth::parse_listen_address(*v.host);
   }
   if (v.authorization) (void)auth::bearer_token_of(*v.authorization);
+  if (v.last_event_id) check_last_event_id(*v.last_event_id);
   std::string head;
   http_reply plain = json_body(200, std::string(v.target));
   (void)ok_reply_head(head, plain, v.version, v.keep_alive);
   (void)sse_frame(1, v.target);
+  if (v.target == "/mcp") through_sessions(v, body_of(text));
   return 0;
 }

@@ -173,9 +173,50 @@ heads = [
     ['GET /healthz HTTP/1.1', 'Host: 127.0.0.1:41922'],
     ['GET /metrics HTTP/1.1', 'Host: localhost', 'Authorization: Bearer ' + TOKEN, 'Connection: close'],
     ['HEAD /metrics HTTP/1.1', 'Host: 127.0.0.2:41922', 'Origin: null'],
+    ['POST /mcp HTTP/1.1', 'Host: 127.0.0.1:41922', 'Authorization: Bearer ' + TOKEN, 'Content-Type: application/json',
+     'MCP-Protocol-Version: 2026-07-28', 'Mcp-Method: tools/call', 'Mcp-Name: find', 'Content-Length: 99'],
 ]
+# Last-Event-ID: a resume point, and every way it is not one.
+for last in ['0', '007', '9999999999999999999', '18446744073709551615', '18446744073709551616', '-1', '+5', ' 5',
+             '5 ', '1e3', '0x10', '', '\u0661']:
+    heads.append(['GET /mcp HTTP/1.1', 'Host: 127.0.0.1:41922', 'Authorization: Bearer ' + TOKEN,
+                  'Accept: text/event-stream', 'Mcp-Session-Id: 0123456789abcdef0123456789abcdef', 'Last-Event-ID: ' + last])
 for h in heads:
     put('http_screen', '\r\n'.join(h) + '\r\n\r\n')
+# Through the session table: `$SESSION` is the fuzz table's open session.
+AUTH = 'Authorization: Bearer ' + TOKEN
+for method, extra, body in [
+        ('POST', ['Mcp-Session-Id: $SESSION', 'MCP-Protocol-Version: 2025-11-25'], '{"jsonrpc":"2.0","id":2,"method":"ping"}'),
+        ('POST', ['Mcp-Session-Id: $SESSION'], '{"jsonrpc":"2.0","id":3,"method":"tools/list"}'),
+        ('POST', ['Mcp-Session-Id: $SESSION'], '{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+        ('POST', [], '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}'),
+        ('POST', ['Mcp-Session-Id: nope'], '{"jsonrpc":"2.0","id":4,"method":"ping"}'),
+        ('POST', ['MCP-Protocol-Version: 2026-07-28', 'Mcp-Method: tools/list'],
+         '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'),
+        ('POST', ['MCP-Protocol-Version: 2026-07-28', 'Mcp-Method: tools/call', 'Mcp-Name: =?base64?ZmluZA==?='],
+         '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"find","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'),
+        ('POST', ['Mcp-Session-Id: $SESSION'], '[{"jsonrpc":"2.0","id":7,"method":"ping"}]'),
+        ('GET', ['Mcp-Session-Id: $SESSION', 'Last-Event-ID: 3'], ''),
+        ('GET', ['Mcp-Session-Id: $SESSION', 'Last-Event-ID: 99999999999999999999'], ''),
+        ('GET', ['Mcp-Session-Id: unknown'], ''),
+        ('DELETE', ['Mcp-Session-Id: $SESSION'], ''),
+        ('DELETE', [], '')]:
+    h = [method + ' /mcp HTTP/1.1', 'Host: 127.0.0.1:41922', AUTH, 'Accept: application/json, text/event-stream',
+         'Content-Type: application/json'] + extra
+    if body:
+        h.append('Content-Length: %d' % len(body))
+    put('http_screen', '\r\n'.join(h) + '\r\n\r\n' + body)
+
+# --- search queries: the query tests' and search tests' literals, and the syntax's corners ------
+for path in ['tests/engine/search/query_test.cpp', 'tests/engine/search/search_test.cpp']:
+    for m in re.finditer(r'(?:match_of|error_of|run_search\(\*f\.db, "[a-z]+",) ?\((?:R"\((.*?)\)"|"((?:[^"\\]|\\.)*)")', read(path)):
+        raw, plain = m.group(1), m.group(2)
+        put('search_query', raw if raw is not None else unescape(plain).replace('\\"', '"'))
+for q in ['open file', 'title:file', 'meta.tags:(io OR net)', '"open file"', 'conn*', 'socket AND bind listen',
+          'socket NOT udp', '(a OR b) AND c', 'café', 'CAFE naïve', '東京', 'std::move', 'error: not found',
+          'open()', 'body:"quoted" *', '((((x))))', 'a AND', 'NOT a', '"unclosed', 'a*b', '* ', 'title:',
+          'title:(a', ')', 'read* OR run*', 'Straße', 'ΣΊΣΥΦΟΣ', 'fox AND NOT dog', '"" x', '"a"*']:
+    put('search_query', q)
 
 # --- BSON: the documents encoded, op-log records around them, and damaged copies -------------
 def cstr(s):

@@ -6,8 +6,13 @@
 // is confined to the store's directory (so `dump`, `import_jsonl` and store paths stay in it)
 // at read-write scope. Every message the session sends must be one strict JSON object with
 // "jsonrpc":"2.0"; no line may crash the process or leave a call running.
+//
+// The store is created once per process, on tmpfs when there is one (scratch_dir.hpp: the
+// same RocksDB code, but its fsyncs cost nothing), and emptied after every input through the
+// store's own drop_collection (anything else the input left in the directory — a dump, another
+// store — is closed and removed), so that each input meets the same empty store and a finding
+// replays alone.
 #include <filesystem>
-#include <random>
 
 #include "auth/paths.hpp"
 #include "common/json.hpp"
@@ -15,6 +20,7 @@
 #include "engine/store/store.hpp"
 #include "fuzz/fuzz_docs.hpp"
 #include "fuzz/fuzz_target.hpp"
+#include "fuzz/scratch_dir.hpp"
 #include "mcp/server.hpp"
 #include "mcp/session.hpp"
 #include "tools/catalog.hpp"
@@ -26,7 +32,8 @@ namespace {
 constexpr const char* k_name = "rpc_session";
 
 struct fixture {
-  std::filesystem::path dir;
+  fuzz::scratch_dir scratch{"rpc"};
+  std::filesystem::path dir = scratch.path();
   std::string store_path;
   std::shared_ptr<engine::store_registry> stores;
   std::unique_ptr<mcp::server> server;
@@ -34,9 +41,6 @@ struct fixture {
 
   fixture() {
     log::set_threshold(log::level::off);
-    std::random_device rd;
-    dir = std::filesystem::temp_directory_path() / ("omgdb-fuzz-rpc-" + std::to_string(rd()));
-    std::filesystem::create_directories(dir);
     store_path = (dir / "app.omgdb").string();
     if (!engine::store::create(store_path).ok()) std::abort();
     stores = std::make_shared<engine::store_registry>();
@@ -49,8 +53,31 @@ struct fixture {
   ~fixture() {
     server.reset();
     stores->close_all();
+  }
+
+  // Back to an empty store: every collection dropped, everything else the input wrote removed.
+  void reset() {
     std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
+    bool stray = false;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      if (e.path().filename() != "app.omgdb") stray = true;
+    }
+    if (stray) {
+      stores->close_all();
+      for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        if (e.path().filename() != "app.omgdb") std::filesystem::remove_all(e.path(), ec);
+      }
+    }
+    auto s = stores->open(store_path);
+    if (!s) {  // the input removed or broke the store: a new one
+      stores->close_all();
+      std::filesystem::remove_all(store_path, ec);
+      if (!engine::store::create(store_path).ok()) std::abort();
+      return;
+    }
+    auto names = (*s)->collections();
+    if (!names) return;
+    for (const auto& c : *names) (void)(*s)->drop_collection(c.name);
   }
 };
 
@@ -110,5 +137,7 @@ OMGDB_FUZZ_TARGET(rpc_session) {
   }
   s->end_of_input();
   s->wait_idle();
+  s.reset();
+  f.reset();
   return 0;
 }

@@ -3,6 +3,9 @@
 #
 #   fuzz/run.sh BUILD_DIR [target…]      FUZZ_SECONDS per target (default 60)
 #
+# FUZZ_RUNS=N also stops a target after N executions (the campaign's bar is 10 million or 30
+# minutes, whichever comes first: FUZZ_SECONDS=1800 FUZZ_RUNS=10000000).
+#
 # Each target runs under `nice -n 19` over its committed seeds (fuzz/corpus/<name>/) and its
 # working corpus (BUILD_DIR/corpus/<name>/, where new inputs go; the seeds stay as they are),
 # with its dictionary (fuzz/dict/<name>.dict) when there is one. A crash, leak, timeout or
@@ -34,16 +37,19 @@ for t in "${targets[@]}"; do
   work="$build/corpus/$t"
   findings="$build/findings/$t"
   mkdir -p "$work" "$findings" "$build/logs"
-  # A per-input timeout is a finding; rpc_session's inputs open a store and fsync, which a
-  # busy disk can stretch to seconds, so it gets more.
+  # A per-input timeout is a finding; rpc_session's and search_query's inputs write to a
+  # store, which a busy machine can stretch to seconds, so they get more.
   limit=${FUZZ_TIMEOUT:-10}
-  [ "$t" = rpc_session ] && limit=${FUZZ_TIMEOUT:-60}
+  case "$t" in rpc_session|search_query) limit=${FUZZ_TIMEOUT:-60} ;; esac
   args=(-max_total_time="$seconds" -timeout="$limit" -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1
         -artifact_prefix="$findings/")
+  [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
   [ -f "$here/dict/$t.dict" ] && args+=(-dict="$here/dict/$t.dict")
   seeds=()
   [ -d "$here/corpus/$t" ] && seeds+=("$here/corpus/$t")
   log="$build/logs/$t.log"
+  # The previous run's log is kept beside (a campaign adds runs up: docs/testing.md).
+  [ -f "$log" ] && mv "$log" "$build/logs/$t.$(date -u +%Y%m%dT%H%M%S -r "$log").log"
   echo "fuzz: $t for ${seconds}s (log $log)" >&2
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     nice -n 19 "$bin" "${args[@]}" "$work" "${seeds[@]}" >"$log" 2>&1

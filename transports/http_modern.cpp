@@ -58,7 +58,7 @@ std::optional<http_reply> modern_refusal(const request_view& req, const mcp::env
   if (!mcp::modern_version_supported(version)) {
     bj::object envelope{{"jsonrpc", "2.0"}};
     if (e.id) envelope["id"] = *e.id;
-    envelope["error"] = mcp::unsupported_version_error(version);
+    envelope["error"] = mcp::unsupported_version_error(printable(version));  // a header: any bytes
     return json_body(400, json::serialize(envelope));
   }
   auto body_version = mcp::declared_version(e.params);
@@ -80,6 +80,8 @@ std::optional<http_reply> modern_refusal(const request_view& req, const mcp::env
   if (e.kind != mcp::inbound_kind::request) return std::nullopt;  // answered 202 by the caller
   if (!req.mcp_method) return mismatch("the Mcp-Method header is required", e);
   if (*req.mcp_method != e.method) {
+    // Echoed only when it is header-safe ASCII: invalid UTF-8 would make the JSON body unreadable.
+    if (!header_safe(*req.mcp_method)) return mismatch("the Mcp-Method header has characters a header may not carry", e);
     return mismatch("Mcp-Method header value '" + *req.mcp_method + "' does not match body value '" +
                         std::string(e.method) + "'",
                     e);

@@ -19,16 +19,6 @@ namespace {
 
 char lower_char(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
-// A header value echoed in an error message: bytes outside printable ASCII become '?' (a
-// Host of invalid UTF-8 would otherwise make the JSON body unreadable), at most 100 of them.
-std::string printable(std::string_view s) {
-  std::string out(s.substr(0, 100));
-  for (char& c : out) {
-    if (c < 0x20 || c > 0x7e) c = '?';
-  }
-  if (s.size() > 100) out += "...";
-  return out;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -137,6 +127,25 @@ bool query_carries_credential(std::string_view target) {
     }
   }
   return false;
+}
+
+std::optional<std::uint64_t> parse_last_event_id(std::string_view value) noexcept {
+  if (value.empty() || value.size() > 19) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+std::string printable(std::string_view s) {
+  std::string out(s.substr(0, 100));
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '?';
+  }
+  if (s.size() > 100) out += "...";
+  return out;
 }
 
 bool supported_protocol_version(std::string_view version) noexcept {
@@ -377,7 +386,7 @@ std::optional<http_reply> screen(const request_view& req, const gate_policy& pol
     std::string list;
     for (auto v : mcp::supported_versions) list += (list.empty() ? "" : ", ") + std::string(v);
     return finish(json_error(400, -32000, "Bad Request: unsupported MCP-Protocol-Version `" +
-                                              *req.protocol_version + "` (supported: " + list + ")"));
+                                              printable(*req.protocol_version) + "` (supported: " + list + ")"));
   }
   return std::nullopt;
 }

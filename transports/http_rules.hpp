@@ -73,6 +73,15 @@ bool query_carries_credential(std::string_view target);
 
 bool supported_protocol_version(std::string_view version) noexcept;
 
+// A header value echoed in an error message: bytes outside printable ASCII become '?' (a
+// value of invalid UTF-8 would otherwise make the JSON body unreadable), at most 100 of them.
+std::string printable(std::string_view s);
+
+// The SSE event id a GET's `Last-Event-ID` resumes after: 1 to 19 ASCII digits (at most
+// 9999999999999999999, below 2^64). Anything else — empty, a sign, spaces, more digits, a
+// non-digit — is no resume point (nullopt): the stream starts from what is still buffered.
+std::optional<std::uint64_t> parse_last_event_id(std::string_view value) noexcept;
+
 // The head of a `200 OK` reply carrying `r.body` (status line, `Server: omgdb`, the reply's
 // headers in order, `Connection` when keep-alive needs saying for `version`, Content-Length,
 // blank line), replacing `out`'s contents: byte for byte what Beast's serializer writes for

@@ -257,15 +257,7 @@ exchange session_table::handle_get(const request_view& req) {
   auto hs = lookup(req, ex.reply);
   if (!hs) return ex;
   std::optional<std::uint64_t> last;
-  if (req.last_event_id && !req.last_event_id->empty()) {
-    std::uint64_t v = 0;
-    const std::string& s = *req.last_event_id;
-    bool digits = s.size() <= 19 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (digits) {
-      for (char c : s) v = v * 10 + static_cast<std::uint64_t>(c - '0');
-      last = v;
-    }
-  }
+  if (req.last_event_id) last = parse_last_event_id(*req.last_event_id);
   hs->last_used_ms = now_();
   dirty_ = true;
   ex.out = hs->open_stream(last);

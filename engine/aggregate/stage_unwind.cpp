@@ -58,7 +58,11 @@ struct unwind_stage final : stage {
           pos = 0;
           const value* v = at_path(current, s.parts);
           if (v != nullptr && v->is_array() && !v->as_array().empty()) {
-            elems = v->as_array();
+            // The array leaves `current` (a null holds its place), so each output copies the
+            // document without it: copying it per element made an n-element unwind cost n².
+            auto* slot = const_cast<value*>(v);
+            elems = std::move(slot->as_array());
+            *slot = value();
             continue;
           }
           if (v != nullptr && !v->is_null() && !v->is_array()) {

@@ -89,6 +89,7 @@ result<std::optional<ordered_scan>> ordered_ranges(const store::impl& s, const r
   ordered_scan out;
   out.reverse = fit == order_fit::backward;
   out.unique = pick->def->spec.unique;
+  out.index = pick->def->spec.name;
   if (pick->usable) {
     out.ranges = pick->ranges;  // ascending and disjoint: index order
   } else {
@@ -109,7 +110,13 @@ status visit_in_order(const store::impl& s, const rocksdb::ReadOptions& ro, cons
     }
     std::string bytes;
     auto st = s.db->Get(ro, s.docs, prefix + id_key, &bytes);
-    if (st.IsNotFound()) return {};
+    // The entry and the documents are read under one snapshot: an entry without its document
+    // was damaged on disk (skipping it would leave a matching document out, unsaid).
+    if (st.IsNotFound()) {
+      return make_error("corrupt index entry in index " + quoted_name(scan.index) +
+                            ": it names a document that does not exist; run verify, then rebuild the index",
+                        failure_kind::corrupt);
+    }
     if (!st.ok()) return storage_error(s.path, "read", st);
     auto doc = from_bson(bytes);
     if (!doc) return corrupt_document(c.name, id_key, doc.error());
@@ -127,6 +134,9 @@ status visit_in_order(const store::impl& s, const rocksdb::ReadOptions& ro, cons
     std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(o, s.idx));
     if (!scan.reverse) {
       for (it->Seek(r.start); it->Valid() && go; it->Next()) {
+        if (!entry_consistent(it->key().ToStringView(), it->value().ToStringView(), scan.unique)) {
+          return corrupt_index_entry(scan.index, it->key().ToStringView());
+        }
         if (auto e = emit(it->value().ToString(), go); !e) return e;
       }
     } else {
@@ -144,6 +154,7 @@ status visit_in_order(const store::impl& s, const rocksdb::ReadOptions& ro, cons
       for (it->SeekToLast(); it->Valid() && go; it->Prev()) {
         const std::string_view key = it->key().ToStringView();
         const std::string_view val = it->value().ToStringView();
+        if (!entry_consistent(key, val, scan.unique)) return corrupt_index_entry(scan.index, key);
         const std::string_view k = scan.unique ? key : key.substr(0, key.size() - std::min(key.size(), val.size()));
         if (!run.empty() && k != run_key) {
           if (auto f = flush(); !f) return f;

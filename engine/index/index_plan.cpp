@@ -156,10 +156,28 @@ void evaluate(index_candidate& cand, const std::vector<predicate>& preds) {
   cand.usable = true;
 }
 
-// Visits the idx entries of `ranges` in order; `visit(value)` returns false to stop.
+}  // namespace
+
+failure corrupt_index_entry(std::string_view index_name, std::string_view key) {
+  return make_error("corrupt index entry in index " + quoted_name(index_name) + " (key " + hex(key) +
+                        "): its value is not the `_id` the key ends with; run verify, then rebuild the index "
+                        "(drop_index and create_index)",
+                    failure_kind::corrupt);
+}
+
+bool entry_consistent(std::string_view key, std::string_view value, bool unique) noexcept {
+  if (value.empty()) return false;
+  // An ordinary entry's key ends with its value (u32 index id + K + keystring(_id)).
+  return unique || (key.size() > value.size() + 4 && key.substr(key.size() - value.size()) == value);
+}
+
+namespace {
+
+// Visits the idx entries of `ranges` in order; `visit(value)` returns false to stop. An entry
+// whose value does not fit its key (damaged on disk) is a `corrupt` error, never a document.
 template <class Visit>
-status scan_ranges(const store::impl& s, const rocksdb::ReadOptions& base, const std::vector<key_range>& ranges,
-                   const scan_control& control, Visit&& visit) {
+status scan_ranges(const store::impl& s, const rocksdb::ReadOptions& base, const index_def& def,
+                   const std::vector<key_range>& ranges, const scan_control& control, Visit&& visit) {
   std::uint64_t seen = 0;
   for (const auto& r : ranges) {
     rocksdb::ReadOptions ro = base;
@@ -169,6 +187,9 @@ status scan_ranges(const store::impl& s, const rocksdb::ReadOptions& base, const
     for (it->Seek(r.start); it->Valid(); it->Next()) {
       if (seen++ % k_poll_every == 0) {
         if (auto p = poll(control, seen, 0); !p) return p;
+      }
+      if (!entry_consistent(it->key().ToStringView(), it->value().ToStringView(), def.spec.unique)) {
+        return corrupt_index_entry(def.spec.name, it->key().ToStringView());
       }
       if (!visit(it->value())) return {};
     }
@@ -240,7 +261,7 @@ result<query_plan> plan_query(const store::impl& s, const rocksdb::ReadOptions& 
     // kept, so that fetching its documents needs no second scan.
     const std::uint64_t limit = exact_estimates ? plan.cap : best;
     cand.ids_complete = true;
-    auto st = scan_ranges(s, ro, cand.ranges, scan_control{}, [&](const rocksdb::Slice& v) {
+    auto st = scan_ranges(s, ro, *cand.def, cand.ranges, scan_control{}, [&](const rocksdb::Slice& v) {
       if (++cand.estimate <= k_keep_ids) {
         cand.ids.push_back(v.ToString());
       } else if (cand.ids_complete) {
@@ -289,7 +310,7 @@ result<std::vector<std::string>> scan_candidate(const store::impl& s, const rock
   if (cand.ids_complete) {
     ids = cand.ids;  // the planner's scan kept every entry
   } else {
-    auto st = scan_ranges(s, ro, cand.ranges, control, [&](const rocksdb::Slice& v) {
+    auto st = scan_ranges(s, ro, *cand.def, cand.ranges, control, [&](const rocksdb::Slice& v) {
       ids.push_back(v.ToString());
       return true;
     });
@@ -304,7 +325,7 @@ result<std::vector<std::string>> scan_candidate(const store::impl& s, const rock
 result<std::uint64_t> count_keys(const store::impl& s, const rocksdb::ReadOptions& ro, const index_candidate& cand,
                                  const scan_control& control) {
   std::uint64_t n = 0;
-  auto st = scan_ranges(s, ro, cand.ranges, control, [&](const rocksdb::Slice&) {
+  auto st = scan_ranges(s, ro, *cand.def, cand.ranges, control, [&](const rocksdb::Slice&) {
     ++n;
     return true;
   });

@@ -122,10 +122,16 @@ result<std::optional<std::vector<std::string>>> planned_ids(const store::impl& s
 // fields unless it is unique. Chosen when the filter's own choice is that index or another
 // one with no more keys, or when the filter chose no index and the query has a limit. `index_name` gets the
 // index's name.
+// An idx entry as read: its value must be the `_id` its key ends with (an ordinary index) or
+// non-empty (a unique one); anything else was damaged on disk.
+bool entry_consistent(std::string_view key, std::string_view value, bool unique) noexcept;
+failure corrupt_index_entry(std::string_view index_name, std::string_view key);
+
 struct ordered_scan {
   std::vector<key_range> ranges;  // ascending
   bool reverse = false;           // visit them backwards
   bool unique = false;            // entries never share a key (no `_id` suffix)
+  std::string index;              // the index's name (for errors)
 };
 result<std::optional<ordered_scan>> ordered_ranges(const store::impl& s, const rocksdb::ReadOptions& ro,
                                                    const catalog_entry& c, const document& filter,

@@ -15,9 +15,10 @@ struct token {
   std::size_t pos = 0;
 };
 
-bool word_char(char c) {
-  return c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '(' && c != ')' && c != '"';
-}
+// A NUL (JSON "\u0000") separates words like a space: FTS5 reads its expression as a C string,
+// so a NUL inside a quoted term would end the expression there ("unterminated string").
+bool space_char(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0'; }
+bool word_char(char c) { return !space_char(c) && c != '(' && c != ')' && c != '"'; }
 bool searchable(std::string_view w) {
   return std::any_of(w.begin(), w.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
@@ -40,7 +41,7 @@ class lexer {
     std::size_t i = 0;
     while (i < q_.size()) {
       const char c = q_[i];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (space_char(c)) {
         ++i;
       } else if (c == '(' && q_.find_first_not_of(" \t\r\n", i + 1) != std::string::npos &&
                  q_[q_.find_first_not_of(" \t\r\n", i + 1)] == ')') {
@@ -52,6 +53,7 @@ class lexer {
         const std::size_t close = q_.find('"', i + 1);
         if (close == std::string::npos) return syntax("the phrase opened" + at(i) + " is never closed (expected `\"`)");
         std::string body = q_.substr(i + 1, close - i - 1);
+        std::replace(body.begin(), body.end(), '\0', ' ');
         if (!searchable(body)) return syntax("the phrase" + at(i) + " has no letter or digit");
         out.push_back({tok::phrase, std::move(body), false, i});
         i = close + 1;

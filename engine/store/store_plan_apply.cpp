@@ -265,7 +265,10 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
       if (!seq || *seq > c.last_seq) break;
       const std::string_view rec = it->value().ToStringView();
       value id;
-      if (!bson_get_field(rec, "_id", id)) return make_error("op-log record " + std::to_string(*seq) + " has no _id");
+      if (!bson_get_field(rec, "_id", id)) {
+        return make_error("corrupt op-log record " + std::to_string(*seq) + ": it has no _id; nothing was rolled back (run verify)",
+                          failure_kind::corrupt);
+      }
       before[encode_key(id)] = std::string(raw_member(rec, "before"));
     }
     if (!it->status().ok()) return storage_error(s.path, "read", it->status());
@@ -291,8 +294,10 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
     }
     auto image = before.find(key.substr(4));
     if (image == before.end() || image->second.empty() || content_hash(image->second) != e.before) {
+      // Written in the change's own batch, so missing or different means damaged on disk.
       return make_error("the op-log lacks the before image of _id " + to_json(e.id) + " for change `" +
-                        std::string(change_id) + "`; nothing was rolled back (run verify)");
+                            std::string(change_id) + "` (missing or corrupt); nothing was rolled back (run verify)",
+                        failure_kind::corrupt);
     }
     auto restored = from_bson(image->second);
     if (!restored) return corrupt_document(c.collection, std::string_view(key).substr(4), restored.error());

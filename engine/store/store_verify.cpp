@@ -44,8 +44,10 @@ struct record_view {
 bool parse_record(std::string_view bytes, record_view& out) {
   bson_t rec;
   bson_iter_t it;
+  // The whole record must decode as the engine reads stored BSON (from_bson), not only the
+  // fields read here: the rollback reads its `before` image, the search catch-up the rest.
   if (!bson_init_static(&rec, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) ||
-      !bson_iter_init(&it, &rec)) {
+      !from_bson(bytes).ok() || !bson_iter_init(&it, &rec)) {
     return false;
   }
   while (bson_iter_next(&it)) {

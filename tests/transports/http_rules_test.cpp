@@ -4,6 +4,7 @@
 
 #include <boost/beast/http.hpp>
 
+#include "common/json.hpp"
 #include "transports/http_rules.hpp"
 
 using namespace omgdb;
@@ -192,4 +193,31 @@ TEST_CASE("a long list of transfer codings is refused without reading it all") {
   for (int i = 0; i < 1000; ++i) many += "gzip, ";
   many += "chunked";
   CHECK(refused_with(with_coding(many)) == 400);
+}
+
+TEST_CASE("an unsupported MCP-Protocol-Version of invalid UTF-8 is refused with a JSON body a client can read") {
+  auto p = policy_with("0123456789abcdef0123456789abcdef0123456789abcdef", "main", auth::scope::read_write);
+  request_view r = post("Bearer 0123456789abcdef0123456789abcdef0123456789abcdef");
+  r.method = "GET";
+  r.content_type.reset();
+  r.protocol_version = std::string("2025-\xff\xfe", 7);
+  auto reply = screen(r, p);
+  REQUIRE(reply);
+  CHECK(reply->status == 400);
+  auto body = json::parse_strict(reply->body);
+  REQUIRE(body.ok());
+  CHECK(reply->body.find("2025-??") != std::string::npos);
+}
+
+TEST_CASE("Last-Event-ID resumes after 1 to 19 digits and nothing else") {
+  CHECK(parse_last_event_id("17") == std::optional<std::uint64_t>(17));
+  CHECK(parse_last_event_id("007") == std::optional<std::uint64_t>(7));
+  CHECK(parse_last_event_id("0") == std::optional<std::uint64_t>(0));
+  CHECK(parse_last_event_id("9999999999999999999") == std::optional<std::uint64_t>(9999999999999999999ull));
+  CHECK_FALSE(parse_last_event_id("18446744073709551616").has_value());  // 20 digits
+  CHECK_FALSE(parse_last_event_id("").has_value());
+  CHECK_FALSE(parse_last_event_id("-1").has_value());
+  CHECK_FALSE(parse_last_event_id("+5").has_value());
+  CHECK_FALSE(parse_last_event_id(" 5").has_value());
+  CHECK_FALSE(parse_last_event_id("1e3").has_value());
 }

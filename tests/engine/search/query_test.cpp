@@ -62,3 +62,9 @@ TEST_CASE("malformed queries name the position and what was expected") {
   CHECK(error_of("say \"\" hi").find("the phrase at position 4 has no letter or digit") != std::string::npos);
   CHECK(error_of("title:(").find("expected a term after `(` at position 6, got the end of the query") != std::string::npos);
 }
+
+TEST_CASE("a NUL in a query separates words like a space and never reaches FTS5") {
+  CHECK(match_of(std::string("open\0file", 9)) == R"(("open" OR "file"))");
+  CHECK(match_of(std::string("\"open\0file\"", 11)) == R"("open file")");
+  CHECK(match_of(std::string("\0\0x", 3)) == R"("x")");
+}

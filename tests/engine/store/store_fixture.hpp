@@ -138,6 +138,14 @@ class raw_db {
   void put(std::string_view family_name, const std::string& key, const std::string& v) {
     REQUIRE(db_->Put(rocksdb::WriteOptions(), family(family_name), key, v).ok());
   }
+  std::string get(std::string_view family_name, const std::string& key) {
+    std::string v;
+    REQUIRE(db_->Get(rocksdb::ReadOptions(), family(family_name), key, &v).ok());
+    return v;
+  }
+  void erase(std::string_view family_name, const std::string& key) {
+    REQUIRE(db_->Delete(rocksdb::WriteOptions(), family(family_name), key).ok());
+  }
   // Every key of a family, in order.
   std::vector<std::string> keys(std::string_view family_name) {
     std::vector<std::string> out;
