@@ -3,7 +3,7 @@
 // `make test`; bench/aggregate_bench.sh builds it, runs it and runs the mingo side in Node
 // (bench/aggregate_mingo.mjs) over the file this program writes.
 //
-// Usage: aggregate_bench WORKDIR [--docs N] [--join N] [--runs R]
+// Usage: aggregate_bench WORKDIR [--docs N] [--join N] [--runs R] [--group-only]
 // Writes WORKDIR/docs.jsonl (N documents, default 1,000,000):
 //   {"_id": i, "k": "k<i % 100>", "v": (i * 7919) % 1000, "w": <i % 1000 / 8, a double>,
 //    "flag": <i % 3 != 0>, "name": "user <i>"}
@@ -16,7 +16,8 @@
 //           process's peak RSS growth during the run (VmHWM after resetting it);
 //   lookup: J (default 100,000) documents {_id, ref: (i * 31) % J} $lookup into J documents
 //           {_id, key: i, pad}, localField ref / foreignField key, then $count — without an
-//           index on `key` (the hash table), then with one (a planned scan per document).
+//           index on `key` (the hash table) and with one (one seek per document), alternating.
+// --group-only (profiling): only omgdb's `group` runs, no SQLite, no other figures.
 // Prints one JSON object with medians in milliseconds and the ratios.
 #include <algorithm>
 #include <chrono>
@@ -143,8 +144,15 @@ int main(int argc, char** argv) {
   const std::filesystem::path dir = argv[1];
   long docs = 1000000, join = 100000;
   int runs = 3;
-  for (int i = 2; i + 1 < argc; i += 2) {
+  bool group_only = false;  // for profiling: the omgdb side of `group` alone, no SQLite, no other figures
+  for (int i = 2; i < argc; i += 2) {
     const std::string a = argv[i];
+    if (a == "--group-only") {
+      group_only = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) die("option " + a + " needs a value");
     if (a == "--docs") docs = std::atol(argv[i + 1]);
     else if (a == "--join") join = std::atol(argv[i + 1]);
     else if (a == "--runs") runs = std::atoi(argv[i + 1]);
@@ -164,7 +172,7 @@ int main(int argc, char** argv) {
   if (auto r = st->import_jsonl("docs", jsonl, 1000); !r) die(r.error().message);
   const double omgdb_load_ms = ms_since(t0);
   t0 = clock_type::now();
-  sqlite3* db = load_sqlite((dir / "agg.sqlite").string(), jsonl);
+  sqlite3* db = group_only ? nullptr : load_sqlite((dir / "agg.sqlite").string(), jsonl);
   const double sqlite_load_ms = ms_since(t0);
 
   // --- group
@@ -174,7 +182,12 @@ int main(int argc, char** argv) {
   bool same = true;
   for (int r = 0; r < runs; ++r) {
     for (int side = 0; side < 2; ++side) {
-      if ((side + r) % 2 == 0) {
+      if (group_only && side == 1) continue;
+      if (group_only) {
+        t0 = clock_type::now();
+        auto out = run(*st, "docs", group);
+        omgdb_group.push_back(ms_since(t0));
+      } else if ((side + r) % 2 == 0) {
         t0 = clock_type::now();
         auto out = run(*st, "docs", group);
         omgdb_group.push_back(ms_since(t0));
@@ -193,6 +206,11 @@ int main(int argc, char** argv) {
         sqlite_group_ms.push_back(ms_since(t0));
       }
     }
+  }
+
+  if (group_only) {
+    std::printf("{\"docs\":%ld,\"group_omgdb_ms\":%f}\n", docs, median(omgdb_group));
+    return 0;
   }
 
   // --- top-k
@@ -218,23 +236,28 @@ int main(int argc, char** argv) {
     }
   }
   if (auto r = st->import_jsonl("local", (dir / "local.jsonl").string(), 1000); !r) die(r.error().message);
+  // The same foreign documents twice: `foreign` without an index (the hash table) and
+  // `foreign_indexed` with one on `key`; the two joins alternate run by run.
   if (auto r = st->import_jsonl("foreign", (dir / "foreign.jsonl").string(), 1000); !r) die(r.error().message);
-  const auto lookup = pipeline(R"([{"$lookup": {"from": "foreign", "localField": "ref", "foreignField": "key",
-      "as": "j"}}, {"$match": {"j": {"$size": 1}}}, {"$count": "n"}])");
-  auto timed_lookup = [&] {
-    std::vector<double> ms;
-    for (int r = 0; r < runs; ++r) {
+  if (auto r = st->import_jsonl("foreign_indexed", (dir / "foreign.jsonl").string(), 1000); !r) die(r.error().message);
+  eng::store::index_spec spec{"", {{"key", false}}, false, std::nullopt};
+  if (auto r = st->create_index("foreign_indexed", spec); !r) die(r.error().message);
+  auto lookup_from = [&](const char* from) {
+    return pipeline((std::string(R"([{"$lookup": {"from": ")") + from + R"(", "localField": "ref", "foreignField": "key",
+        "as": "j"}}, {"$match": {"j": {"$size": 1}}}, {"$count": "n"}])").c_str());
+  };
+  const auto lookup_hash = lookup_from("foreign"), lookup_index = lookup_from("foreign_indexed");
+  std::vector<double> hash_ms, index_ms;
+  for (int r = 0; r < runs; ++r) {
+    for (int side = 0; side < 2; ++side) {
+      const bool hash = (side + r) % 2 == 0;
       t0 = clock_type::now();
-      auto out = run(*st, "local", lookup);
-      ms.push_back(ms_since(t0));
+      auto out = run(*st, "local", hash ? lookup_hash : lookup_index);
+      (hash ? hash_ms : index_ms).push_back(ms_since(t0));
       if (out.size() != 1 || eng::to_json(out[0]) != "{\"n\":" + std::to_string(join) + "}") die("lookup answer");
     }
-    return median(ms);
-  };
-  const double lookup_hash_ms = timed_lookup();
-  eng::store::index_spec spec{"", {{"key", false}}, false, std::nullopt};
-  if (auto r = st->create_index("foreign", spec); !r) die(r.error().message);
-  const double lookup_index_ms = timed_lookup();
+  }
+  const double lookup_hash_ms = median(hash_ms), lookup_index_ms = median(index_ms);
 
   bj::object o{{"docs", docs},
                {"runs", runs},

@@ -55,6 +55,13 @@ class collection_provider {
   virtual ~collection_provider() = default;
   virtual result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
                                                         const scan_control& control) const = 0;
+  // scan() for a pipeline that reads only the top-level `fields` (sorted, `_id` among them):
+  // a provider may leave the other fields out of the documents. The default gives them all.
+  virtual result<std::unique_ptr<document_source>> scan_fields(std::string_view collection, const document& filter,
+                                                               const scan_control& control,
+                                                               const std::vector<std::string>& /*fields*/) const {
+    return scan(collection, filter, control);
+  }
 
   // `$lookup`'s foreign side through an index leading with the foreign field (not partial),
   // opened once per `$lookup` (store::equality_reader): read() appends the documents whose
@@ -96,6 +103,10 @@ class store_provider final : public collection_provider {
   explicit store_provider(const store& s, stats* counters = nullptr) : store_(s), stats_(counters) {}
   result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
                                                 const scan_control& control) const override;
+  // Decodes only `fields` of each stored document (store::scan's `fields`).
+  result<std::unique_ptr<document_source>> scan_fields(std::string_view collection, const document& filter,
+                                                       const scan_control& control,
+                                                       const std::vector<std::string>& fields) const override;
   result<std::unique_ptr<equality_source>> equality_lookup(std::string_view collection,
                                                            std::string_view path) const override;
 

@@ -66,8 +66,10 @@ std::size_t approx_bytes(const value& v) { return held_bytes(v); }
 
 cursor_ptr vector_cursor(std::vector<document> docs) { return std::make_unique<memory_cursor>(std::move(docs)); }
 
-cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter) {
-  auto src = ctx.provider->scan(collection, filter, ctx.options->control);
+cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter,
+                             const std::vector<std::string>* fields) {
+  auto src = fields != nullptr ? ctx.provider->scan_fields(collection, filter, ctx.options->control, *fields)
+                               : ctx.provider->scan(collection, filter, ctx.options->control);
   if (!src) fail(src.error().message);
   return std::make_unique<source_cursor>(std::move(*src), ctx, ctx.depth == 0);
 }
@@ -137,7 +139,9 @@ status run_pipeline(const collection_provider& provider, std::string_view collec
       }
     }
     const stage_list rest(stages->begin() + static_cast<std::ptrdiff_t>(first), stages->end());
-    cursor_ptr out = open_pipeline(rest, collection_cursor(ctx, collection, filter), ctx);
+    // Only the fields the stages can read are decoded from the store (pipeline_deps.cpp).
+    const auto fields = source_fields(pipeline, first);
+    cursor_ptr out = open_pipeline(rest, collection_cursor(ctx, collection, filter, fields ? &*fields : nullptr), ctx);
     document d;
     while (out->next(d)) {
       ctx.poll();

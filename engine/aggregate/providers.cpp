@@ -61,7 +61,14 @@ result<std::unique_ptr<document_source>> memory_provider::scan(std::string_view 
 
 result<std::unique_ptr<document_source>> store_provider::scan(std::string_view collection, const document& filter,
                                                               const scan_control& control) const {
-  auto stream = store_.scan(collection, filter, control);
+  return scan_fields(collection, filter, control, {});
+}
+
+result<std::unique_ptr<document_source>> store_provider::scan_fields(std::string_view collection,
+                                                                     const document& filter,
+                                                                     const scan_control& control,
+                                                                     const std::vector<std::string>& fields) const {
+  auto stream = store_.scan(collection, filter, control, fields.empty() ? nullptr : &fields);
   if (!stream) return std::move(stream).error();
   if (stats_ != nullptr) {
     stats_->scans.fetch_add(1, std::memory_order_relaxed);

@@ -88,8 +88,13 @@ cursor_ptr each(cursor_ptr input, exec_ctx& ctx, Step step) {
 cursor_ptr open_pipeline(const stage_list& stages, cursor_ptr input, exec_ctx& ctx);
 // A cursor over documents in memory (moved out as they are read).
 cursor_ptr vector_cursor(std::vector<document> docs);
-// A cursor over a collection of the provider.
-cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter);
+// A cursor over a collection of the provider; with `fields`, documents may hold only those
+// top-level fields (source_fields).
+cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter,
+                             const std::vector<std::string>* fields = nullptr);
+// The top-level fields of the source documents that the stages pipeline[first…] can read
+// (sorted, with `_id`), or nullopt when they may read the whole document (pipeline_deps.cpp).
+std::optional<std::vector<std::string>> source_fields(const array& pipeline, std::size_t first);
 
 // The approximate bytes a value or document holds in memory (for the stage limits):
 // held_bytes of engine/query/sort.hpp, the measure the sorts use too.

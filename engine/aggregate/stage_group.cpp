@@ -48,17 +48,19 @@ struct group_stage final : stage {
     std::unordered_map<std::string, std::size_t> index;
     std::vector<group> groups;
     document d;
+    std::string k;  // the key's keystring, its buffer reused from document to document
     while (input.next(d)) {
       ctx.poll();
       value key = ctx.eval(id, d).value_or(value());
-      std::string k = encode_key(key);
+      k.clear();
+      append_key(k, key);
       auto it = index.find(k);
       if (it == index.end()) {
         budget.add(approx_bytes(key) + 2 * k.size() + 96 + outputs.size() * 64);
         group g{std::move(key), {}};
         for (const output_field& o : outputs) g.states.push_back(o.acc.start());
         groups.push_back(std::move(g));
-        it = index.emplace(std::move(k), groups.size() - 1).first;
+        it = index.emplace(k, groups.size() - 1).first;
       }
       group& g = groups[it->second];
       for (auto& st : g.states) budget.add(st->add(d, ctx));

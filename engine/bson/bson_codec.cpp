@@ -3,6 +3,7 @@
 
 #include <bson/bson.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace omgdb::engine {
@@ -328,6 +329,25 @@ bool decode_bson_element(const bson_iter_t& it, value& out, int depth) {
 result<document> from_bson(std::string_view bytes) {
   document out;
   if (!decode_document(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), out, 1)) {
+    return make_error("stored document is corrupt (invalid BSON, " + std::to_string(bytes.size()) + " bytes)");
+  }
+  return out;
+}
+
+result<document> from_bson_fields(std::string_view bytes, const std::vector<std::string>& fields) {
+  document out;
+  bson_iter_t it;
+  const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  bool ok = bytes.size() >= 5 && bson_iter_init_from_data(&it, data, bytes.size());
+  while (ok && bson_iter_next(&it)) {
+    const char* key = bson_iter_key(&it);
+    const std::string_view name(key, bson_iter_key_len(&it));
+    if (!std::binary_search(fields.begin(), fields.end(), name, std::less<>())) continue;
+    value v;
+    ok = bson_text_is_utf8(key, name.size(), false) && decode_element(it, v, 1);
+    if (ok) out.push_back(field{std::string(name), std::move(v)});
+  }
+  if (!ok || it.err_off != 0) {
     return make_error("stored document is corrupt (invalid BSON, " + std::to_string(bytes.size()) + " bytes)");
   }
   return out;

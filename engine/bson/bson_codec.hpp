@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 #include "engine/value/value.hpp"
@@ -21,6 +22,12 @@ result<std::string> to_bson(const document& doc);
 // are read as their nearest value: undefined as null, symbol and code as strings, code with
 // scope as {"$code": …, "$scope": {…}}, DBPointer as {"$ref": …, "$id": ObjectId}.
 result<document> from_bson(std::string_view bytes);
+
+// from_bson of only the top-level fields named in `fields` (sorted, as std::less orders
+// them), in stored order; the others are skipped unread (their bytes are bounds-checked, not
+// decoded or UTF-8-checked). For readers that need a few fields of large documents (the
+// aggregation pipeline's scan, engine/aggregate/pipeline_deps.cpp).
+result<document> from_bson_fields(std::string_view bytes, const std::vector<std::string>& fields);
 
 // Look up one top-level field without decoding the rest (used for `_id`). Returns false
 // when the bytes are corrupt or the field is absent.

@@ -475,9 +475,13 @@ class store {
     virtual result<bool> next(document& out) = 0;
     virtual access how() const noexcept = 0;  // how the candidates were chosen
   };
+  // `fields`, when given (sorted top-level names), decodes only those fields of each
+  // document (from_bson_fields): for a reader that needs no others (the pipeline's
+  // source_fields); the filter still sees whole documents.
   // Errors: a bad collection name, a bad filter.
   result<std::unique_ptr<document_stream>> scan(std::string_view collection, const document& filter,
-                                                const scan_control& control = {}) const;
+                                                const scan_control& control = {},
+                                                const std::vector<std::string>* fields = nullptr) const;
 
   // `$lookup`'s foreign side through an index (store_lookup.cpp): an index leading with one
   // path (not partial) chosen once when opened, read under one snapshot taken then, and sought

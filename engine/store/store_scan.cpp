@@ -26,8 +26,10 @@ constexpr std::size_t k_page_bytes = std::size_t{4} << 20;
 
 class stream_impl final : public store::document_stream {
  public:
-  stream_impl(const store::impl& s, std::string collection, filter match, const scan_control& control)
+  stream_impl(const store::impl& s, std::string collection, filter match, const scan_control& control,
+              const std::vector<std::string>* fields)
       : s_(s), snap_(s.db), collection_(std::move(collection)), match_(std::move(match)) {
+    if (fields != nullptr) fields_ = *fields;
     control_.cancelled = control.cancelled;  // progress is the caller's: it counts what it pulls
   }
 
@@ -75,6 +77,9 @@ class stream_impl final : public store::document_stream {
       if (point_) {
         done_ = true;
         return scan.run_matching(match_, &*point_, [&](document&& d) {
+          if (fields_) {
+            std::erase_if(d, [&](const field& f) { return !std::binary_search(fields_->begin(), fields_->end(), f.name); });
+          }
           page_.push_back(std::move(d));
           return true;
         });
@@ -82,7 +87,7 @@ class stream_impl final : public store::document_stream {
       std::size_t bytes = 0;
       bool full = false;
       auto add = [&](std::string_view key, std::string_view raw) -> std::optional<status> {
-        auto doc = from_bson(raw);
+        auto doc = fields_ ? from_bson_fields(raw, *fields_) : from_bson(raw);
         if (!doc) return status(corrupt_document(collection_, key.substr(4), doc.error()));
         page_.push_back(std::move(*doc));
         bytes += raw.size();
@@ -129,6 +134,7 @@ class stream_impl final : public store::document_stream {
   snapshot_guard snap_;  // before anything reading through it
   std::string collection_;
   filter match_;
+  std::optional<std::vector<std::string>> fields_;  // decode only these (sorted)
   scan_control control_;
   catalog_entry entry_;
   access how_ = access::full_scan;
@@ -145,11 +151,12 @@ class stream_impl final : public store::document_stream {
 }  // namespace
 
 result<std::unique_ptr<store::document_stream>> store::scan(std::string_view collection, const document& filter_spec,
-                                                            const scan_control& control) const {
+                                                            const scan_control& control,
+                                                            const std::vector<std::string>* fields) const {
   if (auto n = check_collection_name(collection); !n) return std::move(n).error();
   auto compiled = filter::compile(filter_spec);
   if (!compiled) return std::move(compiled).error();
-  auto s = std::make_unique<stream_impl>(*impl_, std::string(collection), std::move(*compiled), control);
+  auto s = std::make_unique<stream_impl>(*impl_, std::string(collection), std::move(*compiled), control, fields);
   OMGDB_CHECK(s->start(filter_spec));
   return std::unique_ptr<document_stream>(std::move(s));
 }
