@@ -5,8 +5,10 @@
 // give a wrong answer for them: the byte matcher (filter::matches_bson) and the byte updater
 // (detail::raw_updater) must agree with the decoding path whenever they answer for bytes
 // that decode, and decline when the bytes are not exactly what to_bson writes
-// (raw_copyable_document). For bytes that decode, index keys (encode_key) order the fields'
+// (raw_copyable_document); the partial decode of a few fields (from_bson_fields) refuses
+// exactly what from_bson refuses and agrees with it. For bytes that decode, index keys (encode_key) order the fields'
 // values as compare() does, and an op-log afterPatch expands back to the after image.
+#include <algorithm>
 #include <cstring>
 
 #include "engine/bson/bson_codec.hpp"
@@ -123,6 +125,20 @@ OMGDB_FUZZ_TARGET(stored_bytes) {
       OMGDB_FUZZ_CHECK(k_name, again.ok() && *again == bytes, "raw_copyable_document accepts bytes to_bson writes otherwise");
     }
     check_decoded(bytes, *doc);
+  }
+  // The aggregation scan's partial decode refuses exactly the bytes from_bson refuses (damage
+  // in a field it skips included), and gives the decoded document's fields it asked for.
+  static const std::vector<std::string> some{"_id", "a", "b"};
+  auto part = from_bson_fields(bytes, some);
+  OMGDB_FUZZ_CHECK(k_name, part.ok() == doc.ok(),
+                   doc ? "from_bson_fields refuses bytes from_bson decodes" : "from_bson_fields reads past corrupt bytes");
+  if (part && doc) {
+    document want;
+    for (const field& f : *doc) {
+      if (std::binary_search(some.begin(), some.end(), f.name)) want.push_back(f);
+    }
+    OMGDB_FUZZ_CHECK(k_name, to_json(value(*part), ejson_mode::canonical) == to_json(value(want), ejson_mode::canonical),
+                     "from_bson_fields decodes other values than from_bson: " + to_json(value(*doc), ejson_mode::canonical));
   }
   // Readers that walk the bytes without decoding them.
   value id;

@@ -166,14 +166,22 @@ class encoder {
 
 bool decode_document(const std::uint8_t* data, std::size_t len, document& out, int depth);
 bool decode_array(const std::uint8_t* data, std::size_t len, array& out, int depth);
+bool check_elements(const std::uint8_t* data, std::size_t len, int depth);
 
 // The value at `it`. Deprecated BSON types, which omgdb never writes, are read as their
 // nearest supported value: undefined -> null, symbol and JavaScript code -> string,
 // code with scope -> {"$code": string, "$scope": document}, DBPointer -> {"$ref": string,
 // "$id": ObjectId} (the DBRef convention).
-bool decode_element(const bson_iter_t& it, value& out, int depth) {
+//
+// With Build false nothing is built (`out` is unused): the element is only checked the way
+// decoding it would check it, so that from_bson_fields refuses exactly the bytes from_bson
+// refuses while decoding only the fields it was asked for.
+template <bool Build>
+bool read_element(const bson_iter_t& it, value* out, int depth) {
   switch (bson_iter_type(&it)) {
-    case BSON_TYPE_DOUBLE: out = bson_iter_double(&it); return true;
+    case BSON_TYPE_DOUBLE:
+      if constexpr (Build) *out = bson_iter_double(&it);
+      return true;
     case BSON_TYPE_UTF8:
     case BSON_TYPE_SYMBOL:
     case BSON_TYPE_CODE: {
@@ -182,53 +190,71 @@ bool decode_element(const bson_iter_t& it, value& out, int depth) {
                       : bson_iter_type(&it) == BSON_TYPE_SYMBOL ? bson_iter_symbol(&it, &len)
                                                                 : bson_iter_code(&it, &len);
       if (!s || !bson_text_is_utf8(s, len, true)) return false;
-      out = std::string(s, len);
+      if constexpr (Build) *out = std::string(s, len);
       return true;
     }
     case BSON_TYPE_DOCUMENT: {
       std::uint32_t len = 0;
       const std::uint8_t* data = nullptr;
       bson_iter_document(&it, &len, &data);
-      document d;
-      if (!data || !decode_document(data, len, d, depth + 1)) return false;
-      out = std::move(d);
-      return true;
+      if constexpr (Build) {
+        document d;
+        if (!data || !decode_document(data, len, d, depth + 1)) return false;
+        *out = std::move(d);
+        return true;
+      } else {
+        return data && check_elements(data, len, depth + 1);
+      }
     }
     case BSON_TYPE_ARRAY: {
       std::uint32_t len = 0;
       const std::uint8_t* data = nullptr;
       bson_iter_array(&it, &len, &data);
-      array a;
-      if (!data || !decode_array(data, len, a, depth + 1)) return false;
-      out = std::move(a);
-      return true;
+      if constexpr (Build) {
+        array a;
+        if (!data || !decode_array(data, len, a, depth + 1)) return false;
+        *out = std::move(a);
+        return true;
+      } else {
+        return data && check_elements(data, len, depth + 1);
+      }
     }
     case BSON_TYPE_BINARY: {
-      bson_subtype_t subtype;
-      std::uint32_t len = 0;
-      const std::uint8_t* data = nullptr;
-      bson_iter_binary(&it, &subtype, &len, &data);
-      binary b;
-      b.subtype = static_cast<std::uint8_t>(subtype);
-      if (len != 0) b.bytes.assign(reinterpret_cast<const char*>(data), len);
-      out = std::move(b);
+      if constexpr (Build) {
+        bson_subtype_t subtype;
+        std::uint32_t len = 0;
+        const std::uint8_t* data = nullptr;
+        bson_iter_binary(&it, &subtype, &len, &data);
+        binary b;
+        b.subtype = static_cast<std::uint8_t>(subtype);
+        if (len != 0) b.bytes.assign(reinterpret_cast<const char*>(data), len);
+        *out = std::move(b);
+      }
       return true;
     }
     case BSON_TYPE_UNDEFINED:
-    case BSON_TYPE_NULL: out = value(); return true;
+    case BSON_TYPE_NULL:
+      if constexpr (Build) *out = value();
+      return true;
     case BSON_TYPE_OID: {
-      object_id oid;
-      std::memcpy(oid.bytes.data(), bson_iter_oid(&it)->bytes, 12);
-      out = oid;
+      if constexpr (Build) {
+        object_id oid;
+        std::memcpy(oid.bytes.data(), bson_iter_oid(&it)->bytes, 12);
+        *out = oid;
+      }
       return true;
     }
-    case BSON_TYPE_BOOL: out = bson_iter_bool(&it); return true;
-    case BSON_TYPE_DATE_TIME: out = date_time{bson_iter_date_time(&it)}; return true;
+    case BSON_TYPE_BOOL:
+      if constexpr (Build) *out = bson_iter_bool(&it);
+      return true;
+    case BSON_TYPE_DATE_TIME:
+      if constexpr (Build) *out = date_time{bson_iter_date_time(&it)};
+      return true;
     case BSON_TYPE_REGEX: {
       const char* options = nullptr;
       const char* pattern = bson_iter_regex(&it, &options);
       if (!pattern || !options || !bson_text_is_utf8(pattern, std::strlen(pattern), false)) return false;
-      out = regex{pattern, options};
+      if constexpr (Build) *out = regex{pattern, options};
       return true;
     }
     case BSON_TYPE_DBPOINTER: {
@@ -237,46 +263,64 @@ bool decode_element(const bson_iter_t& it, value& out, int depth) {
       const bson_oid_t* oid = nullptr;
       bson_iter_dbpointer(&it, &len, &collection, &oid);
       if (!collection || !oid || !bson_text_is_utf8(collection, len, true)) return false;
-      object_id id;
-      std::memcpy(id.bytes.data(), oid->bytes, 12);
-      out = document{field{"$ref", std::string(collection, len)}, field{"$id", id}};
+      if constexpr (Build) {
+        object_id id;
+        std::memcpy(id.bytes.data(), oid->bytes, 12);
+        *out = document{field{"$ref", std::string(collection, len)}, field{"$id", id}};
+      }
       return true;
     }
     case BSON_TYPE_CODEWSCOPE: {
       std::uint32_t len = 0, scope_len = 0;
       const std::uint8_t* scope = nullptr;
       const char* code = bson_iter_codewscope(&it, &len, &scope_len, &scope);
-      document scope_doc;
-      if (!code || !scope || !bson_text_is_utf8(code, len, true) ||
-          !decode_document(scope, scope_len, scope_doc, depth + 1)) {
-        return false;
+      if (!code || !scope || !bson_text_is_utf8(code, len, true)) return false;
+      if constexpr (Build) {
+        document scope_doc;
+        if (!decode_document(scope, scope_len, scope_doc, depth + 1)) return false;
+        *out = document{field{"$code", std::string(code, len)}, field{"$scope", std::move(scope_doc)}};
+        return true;
+      } else {
+        return check_elements(scope, scope_len, depth + 1);
       }
-      out = document{field{"$code", std::string(code, len)}, field{"$scope", std::move(scope_doc)}};
-      return true;
     }
-    case BSON_TYPE_INT32: out = bson_iter_int32(&it); return true;
+    case BSON_TYPE_INT32:
+      if constexpr (Build) *out = bson_iter_int32(&it);
+      return true;
     case BSON_TYPE_TIMESTAMP: {
-      timestamp t;
-      bson_iter_timestamp(&it, &t.t, &t.i);
-      out = t;
+      if constexpr (Build) {
+        timestamp t;
+        bson_iter_timestamp(&it, &t.t, &t.i);
+        *out = t;
+      }
       return true;
     }
-    case BSON_TYPE_INT64: out = std::int64_t{bson_iter_int64(&it)}; return true;
+    case BSON_TYPE_INT64:
+      if constexpr (Build) *out = std::int64_t{bson_iter_int64(&it)};
+      return true;
     case BSON_TYPE_DECIMAL128: {
       bson_decimal128_t dec;
       if (!bson_iter_decimal128(&it, &dec)) return false;
-      out = decimal128{dec.high, dec.low};
+      if constexpr (Build) *out = decimal128{dec.high, dec.low};
       return true;
     }
-    case BSON_TYPE_MAXKEY: out = max_key{}; return true;
-    case BSON_TYPE_MINKEY: out = min_key{}; return true;
+    case BSON_TYPE_MAXKEY:
+      if constexpr (Build) *out = max_key{};
+      return true;
+    case BSON_TYPE_MINKEY:
+      if constexpr (Build) *out = min_key{};
+      return true;
     case BSON_TYPE_EOD: return false;
   }
   return false;
 }
 
-// Calls fn(key, value) for each element; false when the bytes are corrupt anywhere.
-template <class Fn>
+bool decode_element(const bson_iter_t& it, value& out, int depth) { return read_element<true>(it, &out, depth); }
+bool check_element(const bson_iter_t& it, int depth) { return read_element<false>(it, nullptr, depth); }
+
+// Calls fn(key, value) for each element (Build), or only checks each (not Build); false when
+// the bytes are corrupt anywhere.
+template <bool Build, class Fn>
 bool for_each_element(const std::uint8_t* data, std::size_t len, int depth, Fn&& fn) {
   if (depth > max_nesting || !data || len < 5) return false;
   bson_iter_t it;
@@ -287,22 +331,30 @@ bool for_each_element(const std::uint8_t* data, std::size_t len, int depth, Fn&&
     const char* key = bson_iter_key(&it);
     const std::size_t key_len = std::strlen(key);
     if (!bson_text_is_utf8(key, key_len, false)) return false;
-    value v;
-    if (!decode_element(it, v, depth)) return false;
-    fn(std::string_view(key, key_len), std::move(v));
+    if constexpr (Build) {
+      value v;
+      if (!decode_element(it, v, depth)) return false;
+      fn(std::string_view(key, key_len), std::move(v));
+    } else if (!check_element(it, depth)) {
+      return false;
+    }
   }
   return it.err_off == 0;
 }
 
 bool decode_document(const std::uint8_t* data, std::size_t len, document& out, int depth) {
-  return for_each_element(data, len, depth, [&](std::string_view key, value&& v) {
+  return for_each_element<true>(data, len, depth, [&](std::string_view key, value&& v) {
     out.push_back(field{std::string(key), std::move(v)});
   });
 }
 
 bool decode_array(const std::uint8_t* data, std::size_t len, array& out, int depth) {
   // Array keys ("0", "1", …) carry no information beyond the order; they are not checked.
-  return for_each_element(data, len, depth, [&](std::string_view, value&& v) { out.push_back(std::move(v)); });
+  return for_each_element<true>(data, len, depth, [&](std::string_view, value&& v) { out.push_back(std::move(v)); });
+}
+
+bool check_elements(const std::uint8_t* data, std::size_t len, int depth) {
+  return for_each_element<false>(data, len, depth, [](std::string_view, value&&) {});
 }
 
 }  // namespace
@@ -342,10 +394,16 @@ result<document> from_bson_fields(std::string_view bytes, const std::vector<std:
   while (ok && bson_iter_next(&it)) {
     const char* key = bson_iter_key(&it);
     const std::string_view name(key, bson_iter_key_len(&it));
-    if (!std::binary_search(fields.begin(), fields.end(), name, std::less<>())) continue;
-    value v;
-    ok = bson_text_is_utf8(key, name.size(), false) && decode_element(it, v, 1);
-    if (ok) out.push_back(field{std::string(name), std::move(v)});
+    // Strict with keys as for_each_element is (strlen: a key ends at its first NUL).
+    if (!bson_text_is_utf8(key, std::strlen(key), false)) {
+      ok = false;
+    } else if (!std::binary_search(fields.begin(), fields.end(), name, std::less<>())) {
+      ok = check_element(it, 1);  // skipped, but damage in it is still damage
+    } else {
+      value v;
+      ok = decode_element(it, v, 1);
+      if (ok) out.push_back(field{std::string(name), std::move(v)});
+    }
   }
   if (!ok || it.err_off != 0) {
     return make_error("stored document is corrupt (invalid BSON, " + std::to_string(bytes.size()) + " bytes)");

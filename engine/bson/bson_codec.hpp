@@ -24,9 +24,10 @@ result<std::string> to_bson(const document& doc);
 result<document> from_bson(std::string_view bytes);
 
 // from_bson of only the top-level fields named in `fields` (sorted, as std::less orders
-// them), in stored order; the others are skipped unread (their bytes are bounds-checked, not
-// decoded or UTF-8-checked). For readers that need a few fields of large documents (the
-// aggregation pipeline's scan, engine/aggregate/pipeline_deps.cpp).
+// them), in stored order. The other fields are checked as decoding would check them (bounds,
+// UTF-8, nesting) but not built, so the bytes refused are exactly those from_bson refuses:
+// damage in a field nobody reads is still reported as corrupt. For readers that need a few
+// fields of large documents (the aggregation pipeline's scan, engine/aggregate/pipeline_deps.cpp).
 result<document> from_bson_fields(std::string_view bytes, const std::vector<std::string>& fields);
 
 // Look up one top-level field without decoding the rest (used for `_id`). Returns false

@@ -127,3 +127,20 @@ TEST_CASE("decoding chosen fields refuses corrupt bytes as decoding the whole do
   bad_length[0] = static_cast<char>(bad_length[0] + 40);
   CHECK_FALSE(from_bson_fields(bad_length, {"b"}).ok());
 }
+
+TEST_CASE("decoding chosen fields refuses damage inside a field it skips, as the whole decode does") {
+  // Invalid UTF-8 in a top-level string and in a nested document's string, neither asked for:
+  // the pipeline never reads them, but the document is damaged and must not pass as whole.
+  auto bytes = to_bson(test::doc(R"({"_id": 1, "a": "xy", "n": {"c": "zz"}, "b": 2})"));
+  REQUIRE(bytes.ok());
+  for (const char* mark : {"xy", "zz"}) {
+    std::string damaged = *bytes;
+    const auto at = damaged.find(mark);
+    REQUIRE(at != std::string::npos);
+    damaged[at] = static_cast<char>(0xff);
+    CHECK_FALSE(from_bson(damaged).ok());
+    auto some = from_bson_fields(damaged, {"_id", "b"});
+    CHECK_FALSE(some.ok());
+    if (!some.ok()) CHECK(some.error().message.find("corrupt") != std::string::npos);
+  }
+}
