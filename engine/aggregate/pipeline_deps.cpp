@@ -103,6 +103,19 @@ bool truthy_flag(const value& v) {
   return true;  // an expression: included
 }
 
+bool is_flag(const value& v) { return v.is_bool() || v.is_number(); }
+
+// {b: 0} or {b: {c: false}} as a $project value: a nested projection that excludes (an
+// operator document such as {$add: …} is an expression, not a projection).
+bool nested_exclusion(const value& v) {
+  if (!v.is_document() || v.as_document().empty() || v.as_document().front().name.starts_with('$')) return false;
+  for (const field& f : v.as_document()) {
+    if (is_flag(f.val) && !truthy_flag(f.val)) return true;
+    if (nested_exclusion(f.val)) return true;
+  }
+  return false;
+}
+
 // Adds what `stage` reads; true when later stages no longer see the source's fields.
 bool stage_deps(const document& stage, deps& d) {
   if (stage.size() != 1) {
@@ -143,9 +156,18 @@ bool stage_deps(const document& stage, deps& d) {
       d.whole = true;
       return true;
     }
-    bool exclusion = false;
+    // An exclusion keeps every field it does not name, so it needs the whole document:
+    // {a: 0}, a nested {a: {b: 0}}, and {_id: 0} alone (with other fields, `_id: 0` is allowed
+    // in an inclusion).
+    bool exclusion = false, others = false;
     for (const field& f : spec.as_document()) {
-      if (f.name != "_id" && (f.val.is_bool() || f.val.is_number()) && !truthy_flag(f.val)) exclusion = true;
+      if (f.name != "_id") others = true;
+      if (f.name != "_id" && is_flag(f.val) && !truthy_flag(f.val)) exclusion = true;
+      if (nested_exclusion(f.val)) exclusion = true;
+    }
+    if (!others) {
+      const value* id = find_field(spec.as_document(), "_id");
+      if (id != nullptr && is_flag(*id) && !truthy_flag(*id)) exclusion = true;
     }
     if (exclusion) {
       d.whole = true;  // keeps everything but the excluded fields

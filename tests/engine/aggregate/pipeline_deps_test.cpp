@@ -61,6 +61,11 @@ TEST_CASE("a pipeline that may read the whole document decodes it whole") {
   CHECK_FALSE(fields_of(R"([{"$group": {"_id": null, "all": {"$push": "$$ROOT"}}}])"));
   CHECK_FALSE(fields_of(R"([{"$group": {"_id": null, "all": {"$push": "$$CURRENT"}}}])"));
   CHECK_FALSE(fields_of(R"([{"$project": {"secret": 0}}, {"$count": "n"}])"));  // exclusion keeps the rest
+  CHECK_FALSE(fields_of(R"([{"$project": {"_id": 0}}, {"$count": "n"}])"));     // _id: 0 alone excludes
+  CHECK_FALSE(fields_of(R"([{"$project": {"w": {"x": 0}}}, {"$count": "n"}])"));  // a nested exclusion
+  CHECK_FALSE(fields_of(R"([{"$project": {"w": {"y": {"z": false}}}}, {"$count": "n"}])"));
+  CHECK(fields_of(R"([{"$project": {"_id": 0, "k": 1}}, {"$count": "n"}])") == names{"_id", "k"});
+  CHECK(fields_of(R"([{"$project": {"w": {"x": 1}}}, {"$count": "n"}])") == names{"_id", "w"});
   CHECK_FALSE(fields_of(R"([{"$group": {"_id": {"$getField": "a.b"}}}])"));     // a literal name, not a path
   CHECK_FALSE(fields_of(R"([{"$group": {"_id": {"$let": {"vars": {"CURRENT": "$w"}, "in": "$x"}}}}])"));
   CHECK_FALSE(fields_of(R"([{"$redact": "$$KEEP"}, {"$count": "n"}])"));
@@ -95,6 +100,11 @@ TEST_CASE("later stages see the fields they read although the source decodes onl
   // The pushed $match is judged on the stored bytes: `other` is matched, not decoded.
   CHECK(t.run(R"([{"$match": {"other": "o2"}}, {"$group": {"_id": "$k", "n": {"$sum": 1}}}])") ==
         "{\"_id\":\"b\",\"n\":1}\n");
+  // Exclusions keep the fields they do not name: {_id: 0} alone, and a nested {w: {x: 0}}.
+  CHECK(t.run(R"([{"$project": {"_id": 0}}, {"$group": {"_id": "$k", "n": {"$sum": 1}}}, {"$sort": {"_id": 1}}])") ==
+        aggregate_test::lines({R"({"_id":"a","n":2})", R"({"_id":"b","n":1})"}));
+  CHECK(t.run(R"([{"$project": {"w": {"x": 0}}}, {"$project": {"k": 1, "w": 1}}, {"$sort": {"_id": 1}}, {"$limit": 1}])") ==
+        "{\"_id\":1,\"k\":\"a\",\"w\":{}}\n");
   // A $match by _id (a point read) followed by a group.
   CHECK(t.run(R"([{"$match": {"_id": 3}}, {"$group": {"_id": "$k", "v": {"$sum": "$v"}}}])") == "{\"_id\":\"a\",\"v\":3}\n");
 }
