@@ -86,8 +86,14 @@ class collection_provider {
 class memory_provider final : public collection_provider {
  public:
   std::map<std::string, std::vector<document>, std::less<>> collections;
+  // Leave out the fields a pipeline does not read, as the store does (scan_fields): the
+  // aggregate fuzz target runs each pipeline both ways and the answers must be the same.
+  bool honor_fields = false;
   result<std::unique_ptr<document_source>> scan(std::string_view collection, const document& filter,
                                                 const scan_control& control) const override;
+  result<std::unique_ptr<document_source>> scan_fields(std::string_view collection, const document& filter,
+                                                       const scan_control& control,
+                                                       const std::vector<std::string>& fields) const override;
 };
 
 // The collections of an open store, read through store::scan in `_id` order under one

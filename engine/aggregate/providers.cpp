@@ -1,5 +1,6 @@
 // The two collection providers: documents in memory, and the collections of a store read in
 // pages through store::scan (decoded, exact types).
+#include <algorithm>
 #include <utility>
 
 #include "engine/aggregate/pipeline.hpp"
@@ -11,7 +12,8 @@ namespace {
 
 class filtered_vector_source final : public document_source {
  public:
-  filtered_vector_source(const std::vector<document>* docs, filter f) : docs_(docs), filter_(std::move(f)) {}
+  filtered_vector_source(const std::vector<document>* docs, filter f, std::vector<std::string> fields = {})
+      : docs_(docs), filter_(std::move(f)), fields_(std::move(fields)) {}
   result<bool> next(document& out) override {
     while (docs_ != nullptr && pos_ < docs_->size()) {
       const document& d = (*docs_)[pos_++];
@@ -21,6 +23,9 @@ class filtered_vector_source final : public document_source {
         return make_error(e.what());
       }
       out = d;
+      if (!fields_.empty()) {
+        std::erase_if(out, [&](const field& x) { return !std::binary_search(fields_.begin(), fields_.end(), x.name); });
+      }
       return true;
     }
     return false;
@@ -29,6 +34,7 @@ class filtered_vector_source final : public document_source {
  private:
   const std::vector<document>* docs_;
   filter filter_;
+  std::vector<std::string> fields_;  // sorted; empty: all of them
   std::size_t pos_ = 0;
 };
 
@@ -57,6 +63,17 @@ result<std::unique_ptr<document_source>> memory_provider::scan(std::string_view 
   auto it = collections.find(collection);
   return std::unique_ptr<document_source>(
       std::make_unique<filtered_vector_source>(it == collections.end() ? nullptr : &it->second, std::move(*f)));
+}
+
+result<std::unique_ptr<document_source>> memory_provider::scan_fields(std::string_view collection, const document& spec,
+                                                                      const scan_control& control,
+                                                                      const std::vector<std::string>& fields) const {
+  if (!honor_fields) return scan(collection, spec, control);
+  auto f = filter::compile(spec);
+  if (!f) return std::move(f).error();
+  auto it = collections.find(collection);
+  return std::unique_ptr<document_source>(std::make_unique<filtered_vector_source>(
+      it == collections.end() ? nullptr : &it->second, std::move(*f), fields));
 }
 
 result<std::unique_ptr<document_source>> store_provider::scan(std::string_view collection, const document& filter,
