@@ -343,7 +343,7 @@ bool expr_truthy(const expr_value& v) {
     case kind::boolean: return v->as_bool();
     case kind::int32: return v->as_int32() != 0;
     case kind::int64: return v->as_int64() != 0;
-    case kind::double_:
+    case kind::double_: return v->as_double() != 0;  // NaN is true
     case kind::decimal128: return !decimal_math::is_zero(std::get<decimal128>(v->raw()));  // NaN is true
     default: return true;
   }

@@ -104,6 +104,17 @@ TEST_CASE("boolean operators use aggregation truthiness") {
   CHECK(to_json(*eval(R"({"$not": [false]})")) == k_true);
   CHECK(to_json(*eval(R"({"$not": [null]})")) == k_true);
   CHECK(to_json(*eval(R"({"$not": [0]})")) == k_true);
+  // Doubles and decimals: zero is false, anything else (NaN included) true; the double case
+  // once read the value as a decimal and threw (found by fuzz/aggregate.cpp).
+  CHECK(to_json(*eval(R"({"$and": [1.5, {"$numberDouble": "-0.25"}]})")) == k_true);
+  CHECK(to_json(*eval(R"({"$and": [{"$numberDouble": "0.0"}]})")) == k_false);
+  CHECK(to_json(*eval(R"({"$and": [{"$numberDouble": "-0.0"}]})")) == k_false);
+  CHECK(to_json(*eval(R"({"$or": [{"$numberDouble": "NaN"}]})")) == k_true);
+  CHECK(to_json(*eval(R"({"$not": ["$x"]})", R"({"x": 2.5})")) == k_false);
+  CHECK(to_json(*eval(R"({"$cond": [0.5, "yes", "no"]})")) == "\"yes\"");
+  CHECK(to_json(*eval(R"({"$and": [{"$numberDecimal": "0.00"}]})")) == k_false);
+  CHECK(to_json(*eval(R"({"$and": [{"$numberDecimal": "-0.001"}]})")) == k_true);
+  CHECK(to_json(*eval(R"({"$or": [{"$numberDecimal": "NaN"}]})")) == k_true);
 }
 
 TEST_CASE("$cond and $ifNull choose between expressions") {

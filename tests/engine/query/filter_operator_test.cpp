@@ -218,3 +218,13 @@ TEST_CASE("$comment is ignored wherever a top-level operator may appear") {
   CHECK_FALSE(matches(R"({"a": 1, "$comment": "why"})", R"({"a": 2})"));
   CHECK(matches(R"({"$and": [{"$comment": 5}, {"a": 1}]})", R"({"a": 1})"));
 }
+
+TEST_CASE("$exists takes any value by its truthiness, doubles and decimals included") {
+  // A double argument once was read as a decimal and threw (the Decimal128 merge).
+  const auto docs = corpus(R"([{"_id": 1, "price": 1.99}, {"_id": 2}])");
+  CHECK(matching(R"({"price": {"$exists": 1.5}})", docs) == ids({"1"}));
+  CHECK(matching(R"({"price": {"$exists": 0.0}})", docs) == ids({"2"}));
+  CHECK(matching(R"({"price": {"$exists": {"$numberDouble": "NaN"}}})", docs) == ids({"1"}));
+  CHECK(matching(R"({"price": {"$exists": {"$numberDecimal": "0"}}})", docs) == ids({"2"}));
+  CHECK(matching(R"({"price": {"$exists": {"$numberDecimal": "2.5"}}})", docs) == ids({"1"}));
+}
