@@ -182,7 +182,13 @@ class parser {
       ++i_;
       if (t_[i_].kind == tok::rparen) return syntax("empty parentheses" + at(k.pos));
       if (!starts_unary(t_[i_].kind)) return expected_term("(", k.pos);
+      // The parser recurses once per open `(`: a bound keeps a query of 4096 `(` from
+      // exhausting the stack (found by fuzz/search_query.cpp).
+      if (++depth_ > k_max_query_depth) {
+        return syntax("parentheses nest deeper than " + std::to_string(k_max_query_depth) + " levels" + at(k.pos));
+      }
       OMGDB_TRY(inner, or_expr());
+      --depth_;
       if (t_[i_].kind != tok::rparen) return syntax("the `(`" + at(k.pos) + " is never closed (expected `)`" + at(t_[i_].pos) + ")");
       ++i_;
       return inner;
@@ -217,6 +223,7 @@ class parser {
   parsed_query& out_;
   std::size_t i_ = 0;
   std::size_t terms_ = 0;
+  std::size_t depth_ = 0;  // `(` open around the current position
 };
 
 }  // namespace

@@ -23,6 +23,7 @@ namespace omgdb::engine::search {
 
 inline constexpr std::size_t k_max_query_bytes = 4096;
 inline constexpr std::size_t k_max_query_terms = 64;
+inline constexpr std::size_t k_max_query_depth = 32;  // parentheses inside parentheses
 
 struct parsed_query {
   std::string match;               // the FTS5 MATCH expression

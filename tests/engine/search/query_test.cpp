@@ -68,3 +68,15 @@ TEST_CASE("a NUL in a query separates words like a space and never reaches FTS5"
   CHECK(match_of(std::string("\"open\0file\"", 11)) == R"("open file")");
   CHECK(match_of(std::string("\0\0x", 3)) == R"("x")");
 }
+
+TEST_CASE("parentheses nest at most 32 deep, and a query of 4096 of them is an error, not a crash") {
+  const auto nested = [](std::size_t n) { return std::string(n, '(') + "a" + std::string(n, ')'); };
+  CHECK(match_of(nested(32)) == R"("a")");
+  CHECK(match_of("title:" + nested(32)) == R"({f0} : ("a"))");
+  CHECK(error_of(nested(33)).find("parentheses nest deeper than 32 levels at position 32") != std::string::npos);
+  CHECK(error_of(std::string(4096, '(')).find("parentheses nest deeper than 32 levels") != std::string::npos);
+  // Side by side is not nesting: 40 groups of one level each.
+  std::string side;
+  for (int i = 0; i < 40; ++i) side += "(w" + std::to_string(i) + ") ";
+  CHECK(parse_query(side, k_fields).ok());
+}
