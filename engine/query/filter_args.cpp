@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "common/json.hpp"
+#include "engine/query/expr.hpp"
 #include "engine/query/filter_detail.hpp"
 #include "engine/value/decimal_math.hpp"
 
@@ -91,17 +92,8 @@ bool is_nan(const value& v) {
   return (v.is_double() || v.is_decimal()) && std::isnan(v.number_as_double());
 }
 
-bool truthy(const value& v) {
-  switch (v.type()) {
-    case kind::null_: return false;
-    case kind::boolean: return v.as_bool();
-    case kind::int32: return v.as_int32() != 0;
-    case kind::int64: return v.as_int64() != 0;
-    case kind::double_: return v.as_double() != 0;  // NaN is true
-    case kind::decimal128: return !decimal_math::is_zero(std::get<decimal128>(v.raw()));  // NaN is true
-    default: return true;
-  }
-}
+// $exists' argument, by the aggregation rule (one switch: expr_truthy); compile time only.
+bool truthy(const value& v) { return expr_truthy(expr_value(v)); }
 
 result<std::size_t> parse_size(const value& arg, std::string_view where) {
   if (!arg.is_number()) return make_error("`$size` needs a number at " + quoted(where));
