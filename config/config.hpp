@@ -89,6 +89,8 @@ struct settings {
   // occupy at once (0: all but one, at least one; at most 256). docs/limits.md.
   std::chrono::milliseconds call_timeout{60000};
   std::size_t session_workers = 0;
+  // `[limits] call_memory_bytes`: what one call may build (common/call_budget.hpp; 1 MiB … 64 GiB).
+  std::uint64_t call_memory_bytes = std::uint64_t{128} << 20;
   // `[stores] roots`: absolute directories. Over HTTP a store `path` must resolve under one of
   // them (auth/paths.hpp); empty: stores are not confined (stdio, the local user's own files).
   std::vector<std::filesystem::path> store_roots;
@@ -137,6 +139,7 @@ struct overrides {
   std::optional<std::size_t> workers;
   std::optional<std::uint64_t> call_timeout_ms;  // --call-timeout
   std::optional<std::size_t> session_workers;    // --session-workers
+  std::optional<std::uint64_t> call_memory_bytes;  // --call-memory
   std::vector<std::string> allow_origins;  // added to the file's
   std::vector<std::string> allow_hosts;    // added to the file's
   std::optional<std::string> state_dir;

@@ -150,6 +150,7 @@ status apply_overrides(settings& s, const overrides& o) {
   if (o.workers) s.workers = *o.workers;
   if (o.call_timeout_ms) s.call_timeout = std::chrono::milliseconds(*o.call_timeout_ms);
   if (o.session_workers) s.session_workers = *o.session_workers;
+  if (o.call_memory_bytes) s.call_memory_bytes = *o.call_memory_bytes;
   if (o.state_dir) s.http.state_dir = *o.state_dir;
   if (o.max_body_bytes) s.http.max_body_bytes = *o.max_body_bytes;
   if (o.max_sessions) s.http.max_sessions = *o.max_sessions;

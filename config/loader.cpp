@@ -123,6 +123,7 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     l.count("call_timeout_ms", 0, std::int64_t{24} * 3600 * 1000, ms);
     s.call_timeout = std::chrono::milliseconds(ms);
     l.count("session_workers", 0, 256, s.session_workers);
+    l.count("call_memory_bytes", std::uint64_t{1} << 20, std::uint64_t{64} << 30, s.call_memory_bytes);
     l.finish();
   }
   if (const auto* t = r.table("stores")) {

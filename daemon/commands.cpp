@@ -162,6 +162,7 @@ int run_mcp(const mcp_command& cmd) {
   opts.call_timeout = loaded->call_timeout;
   opts.person_wait = loaded->approvals.timeout;
   opts.session_workers = loaded->session_workers;
+  opts.call_memory_bytes = loaded->call_memory_bytes;
   install_observer(opts);
   if (!cmd.http.empty()) return run_mcp_with_http(cmd, *loaded, opts, live, stores, sql);
   // stdio alone has one session: with no share configured it may use every worker.

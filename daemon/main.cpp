@@ -64,6 +64,9 @@ void add_worker_options(CLI::App* cmd, omgdb::config::overrides& given) {
   cmd->add_option_function<std::size_t>("--session-workers", [&given](std::size_t v) { given.session_workers = v; },
                                         "Workers one session may occupy at once (default 0: all but one)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{256}));
+  cmd->add_option_function<std::uint64_t>("--call-memory", [&given](std::uint64_t v) { given.call_memory_bytes = v; },
+                                          "Bytes one tool call may build (values, held documents, parses; default 134217728)")
+      ->check(CLI::Range(std::uint64_t{1} << 20, std::uint64_t{64} << 30));
 }
 
 }  // namespace

@@ -98,6 +98,7 @@ int run_serve(const serve_command& cmd) {
   opts.call_timeout = s.call_timeout;
   opts.person_wait = s.approvals.timeout;
   opts.session_workers = s.session_workers;
+  opts.call_memory_bytes = s.call_memory_bytes;
   install_observer(opts);
   auto calls = std::make_shared<mcp::call_history>();
   record_calls(opts, calls);

@@ -51,6 +51,9 @@ struct server_options {
   // session_workers); 0: all but one (at least one). Its further calls wait in the queue while
   // other sessions' calls are served.
   std::size_t session_workers = 0;
+  // What one call may build (--call-memory, [limits] call_memory_bytes): each call's
+  // call_budget (common/call_budget.hpp). Past it the call answers `limit_exceeded`.
+  std::uint64_t call_memory_bytes = std::uint64_t{128} << 20;
   std::string version = OMGDB_VERSION;
   // Called on a worker thread after every tools/call (thread-safe observers only).
   std::function<void(const call_event&)> on_call;

@@ -331,6 +331,9 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   ctx.request_id = call->key;
   ctx.client_gone = &client_gone_;
   ctx.paths = paths_;
+  // What the call may build, and its stop flag, reached by the engine as the thread's budget.
+  call_budget budget(server_.options().call_memory_bytes, &call->cancelled);
+  ctx.budget = &budget;
   // Raw pointers keep both callbacks within std::function's inline storage (no allocation);
   // `call` outlives ctx, which is local to this function.
   call_state* c = call.get();
@@ -370,6 +373,7 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
     });
   }
   try {
+    budget_scope installed(&budget);
     r = call->target->handler(call->args, ctx);
   } catch (const std::bad_alloc&) {
     r = tool_result::failure("out of memory while running `" + call->target->name + "`");

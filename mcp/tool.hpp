@@ -19,6 +19,7 @@
 #include <boost/json/value.hpp>
 
 #include "auth/scope.hpp"
+#include "common/call_budget.hpp"
 #include "common/result.hpp"
 
 namespace omgdb::auth {
@@ -100,6 +101,10 @@ struct call_context {
   std::chrono::milliseconds deadline{0};
 
   bool is_cancelled() const noexcept { return cancelled && cancelled->load(); }
+  // What the call may build (common/call_budget.hpp); installed as the thread's current budget
+  // while the handler runs. Null outside a session (current_budget() then gives a default).
+  call_budget* budget = nullptr;
+
   cancel_reason why_cancelled() const noexcept {
     if (!is_cancelled()) return cancel_reason::none;
     return cancel_why ? cancel_why->load() : cancel_reason::client;

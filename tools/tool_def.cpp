@@ -135,6 +135,7 @@ status decode(const bj::value& v, std::vector<std::string>& out, std::string_vie
 engine::scan_control call::scan() const {
   engine::scan_control c;
   c.cancelled = ctx.cancelled;
+  c.budget = ctx.budget;
   if (ctx.progress) {
     c.progress = [&ctx = ctx](std::uint64_t done, std::uint64_t total) {
       ctx.progress(static_cast<double>(done), static_cast<double>(total), std::string());

@@ -49,13 +49,13 @@ class source_cursor final : public cursor {
 void exec_ctx::poll() const {
   if (ticks != nullptr && (++*ticks & 255) != 1) return;  // the first call, then every 256th
   const auto* flag = options->control.cancelled;
-  if (flag != nullptr && flag->load(std::memory_order_relaxed)) fail("cancelled");
+  if (flag != nullptr && flag->load(std::memory_order_relaxed)) throw expression_error("cancelled", failure_kind::cancelled);
 }
 
 void memory_budget::add(std::size_t bytes) {
   used_ += bytes;
   if (used_ > limit_) {
-    fail("stage " + quoted(stage_) + " exceeded its memory limit of " + limit_text(limit_) +
+    fail_limit("stage " + quoted(stage_) + " exceeded its memory limit of " + limit_text(limit_) +
          " (it holds documents in memory and does not spill to disk): add a `$match` or `$project` before it, "
          "group on fewer distinct keys, or add a `$limit` after a `$sort`");
   }
@@ -149,7 +149,7 @@ status run_pipeline(const collection_provider& provider, std::string_view collec
       d = document{};
     }
   } catch (const expression_error& e) {
-    return make_error(e.what());
+    return e.to_failure();
   }
   return {};
 }

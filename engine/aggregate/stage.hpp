@@ -20,6 +20,10 @@
 namespace omgdb::engine::aggregate_detail {
 
 [[noreturn]] inline void fail(const std::string& message) { throw expression_error(message); }
+// A bound was reached (a stage's memory, the call's budget): kind limit_exceeded.
+[[noreturn]] inline void fail_limit(const std::string& message) {
+  throw expression_error(message, failure_kind::limit_exceeded);
+}
 
 inline bool is_date(const value& v) noexcept { return std::holds_alternative<date_time>(v.raw()); }
 inline std::int64_t date_millis(const value& v) { return std::get<date_time>(v.raw()).millis; }

@@ -135,8 +135,9 @@ struct densify_stage final : stage {
         try {
           budget.add(approx_bytes(made) + sizeof(document));
         } catch (const expression_error& e) {  // "stage `$densify` exceeded its memory limit of N MiB (…)"
+          if (e.kind() == failure_kind::cancelled) throw;
           const std::string m = e.what();
-          fail(m.substr(0, m.find(" (")) + " after generating " + std::to_string(generated) +
+          fail_limit(m.substr(0, m.find(" (")) + " after generating " + std::to_string(generated) +
                " documents (it holds its input and the documents it generates in memory and does not spill to disk): "
                "use a larger `step` or narrower `bounds`, or add a `$match` before it");
         }

@@ -219,7 +219,7 @@ result<document> store::diagnose(std::string_view collection, const document& fi
     });
     if (!st) return std::move(st).error();
   } catch (const expression_error& e) {
-    return make_error(e.what());
+    return e.to_failure();
   }
   array preds;
   for (std::size_t i = 0; i < parts.size(); ++i) {

@@ -15,18 +15,32 @@ namespace {
 
 struct literal_node final : expression::node {
   expr_value v;
-  explicit literal_node(expr_value x) : v(std::move(x)) {}
-  expr_value eval(eval_ctx&) const override { return v; }
+  bool container = false;  // a copy costs memory (an array, document or string literal)
+  explicit literal_node(expr_value x) : v(std::move(x)) {
+    container = v && (v->is_array() || v->is_document() || v->is_string());
+  }
+  expr_value eval(eval_ctx& ctx) const override {
+    if (!container) return v;
+    const std::uint64_t at = ctx.budget.used();
+    expr_value r = v;
+    settle(ctx, at, r, "a literal");
+    return r;
+  }
 };
 
 // "$a.b" or "$$ROOT.a.b": fields by name; arrays map over their document elements.
 struct field_path_node final : expression::node {
   std::vector<std::string> parts;  // empty: the root itself ($$ROOT)
   expr_value eval(eval_ctx& ctx) const override {
-    if (parts.empty()) return value(ctx.root);
-    const value* v = find_field(ctx.root, parts[0]);
-    if (v == nullptr) return std::nullopt;
-    return walk_fields(*v, parts, 1);
+    const std::uint64_t at = ctx.budget.used();
+    expr_value r;
+    if (parts.empty()) {
+      r = value(ctx.root);
+    } else if (const value* v = find_field(ctx.root, parts[0])) {
+      r = walk_fields(*v, parts, 1);
+    }
+    settle(ctx, at, r, "a field path");
+    return r;
   }
 };
 
@@ -36,8 +50,10 @@ struct variable_node final : expression::node {
   std::vector<std::string> parts;
   expr_value eval(eval_ctx& ctx) const override {
     const expr_value& v = ctx.slots[static_cast<std::size_t>(slot)];
-    if (!v || parts.empty()) return v;
-    return walk_fields(*v, parts, 0);
+    const std::uint64_t at = ctx.budget.used();
+    expr_value r = !v || parts.empty() ? v : walk_fields(*v, parts, 0);
+    settle(ctx, at, r, "a variable");
+    return r;
   }
 };
 
@@ -48,25 +64,31 @@ struct now_node final : expression::node {
 struct array_node final : expression::node {
   std::vector<node_ptr> items;
   expr_value eval(eval_ctx& ctx) const override {
+    const std::uint64_t at = ctx.budget.used();
     array out;
     out.reserve(items.size());
     for (const auto& e : items) {
       expr_value v = e->eval(ctx);
       out.push_back(v ? std::move(*v) : value());  // missing becomes null inside an array
     }
-    return value(std::move(out));
+    expr_value r = value(std::move(out));
+    settle(ctx, at, r, "an array expression");
+    return r;
   }
 };
 
 struct object_node final : expression::node {
   std::vector<std::pair<std::string, node_ptr>> fields;
   expr_value eval(eval_ctx& ctx) const override {
+    const std::uint64_t at = ctx.budget.used();
     document out;
     for (const auto& [name, e] : fields) {
       expr_value v = e->eval(ctx);
       if (v) out.push_back(field{name, std::move(*v)});  // a missing field is left out
     }
-    return value(std::move(out));
+    expr_value r = value(std::move(out));
+    settle(ctx, at, r, "a document expression");
+    return r;
   }
 };
 
@@ -104,6 +126,12 @@ status split_path(std::string_view rest, const std::string& text, std::vector<st
 }  // namespace
 
 std::string quoted(std::string_view s) { return "`" + std::string(s) + "`"; }
+
+void settle_slow(eval_ctx& ctx, std::uint64_t, const value& r, std::string_view what) {
+  const value_measure m = measure_value(r, k_max_built_depth);
+  call_budget::check_depth(m.depth, what);
+  ctx.budget.charge(m.bytes, what);
+}
 
 expr_value walk_fields(const value& start, const std::vector<std::string>& parts, std::size_t i) {
   const value* v = &start;
@@ -370,13 +398,17 @@ result<expr_value> expression::evaluate(const document& root, const eval_env& en
   try {
     return eval_or_throw(root, env);
   } catch (const expression_error& e) {
-    return make_error(e.what());
+    return e.to_failure();
   }
 }
 
 expr_value expression::eval_or_throw(const document& root, const eval_env& env) const {
   if (!root_) return expr_value{};
-  expr_detail::eval_ctx ctx{root, std::vector<expr_value>(static_cast<std::size_t>(slots_)), env.now_millis};
+  // What the evaluation charges is given back when it returns: the caller decides what it
+  // keeps (a stage that holds documents charges them itself).
+  call_budget& budget = current_budget();
+  budget_mark mark(budget);
+  expr_detail::eval_ctx ctx{root, std::vector<expr_value>(static_cast<std::size_t>(slots_)), env.now_millis, budget};
   if (env.variables != nullptr) {
     const std::size_t n = std::min(env.variables->size(), ctx.slots.size());
     for (std::size_t i = 0; i < n; ++i) ctx.slots[i] = (*env.variables)[i];

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "common/call_budget.hpp"
 #include "common/result.hpp"
 #include "engine/value/value.hpp"
 
@@ -45,10 +46,9 @@ using expr_value = std::optional<value>;
 // An expression failing at run time ("can't $divide by zero"). filter::matches throws it for
 // `$expr`; callers that match filters from user input catch it at their boundary and report
 // `what()` as the error.
-class expression_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// It is common/call_budget.hpp's call_error: a failure with its kind (a call's memory bound,
+// its cancellation), so that every boundary converting it keeps the kind.
+using expression_error = call_error;
 
 // Runs `f` (returning a result<…> or a status) and turns an expression_error thrown inside
 // it into a failure with the same message. The store's scan loops wrap each document's visit
@@ -59,7 +59,7 @@ auto guard_match(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const expression_error& e) {
-    return make_error(e.what());
+    return e.to_failure();
   }
 }
 

@@ -32,11 +32,17 @@ struct iterate_node final : expression::node {
     if (!in->is_array()) fail(std::string("input to ") + op + " must be an array not " + type_name(*in));
     auto& slot = ctx.slots[static_cast<std::size_t>(this_slot)];
     if (kind == mode::reduce) {
+      // Only the current accumulator is alive: each step gives back what the previous one
+      // charged and charges the new value (a `$reduce` that grows or nests its value is
+      // refused when the value passes the bound, not after it has built it).
+      const std::uint64_t at = ctx.budget.used();
       expr_value acc = initial->eval(ctx);
       for (const value& e : in->as_array()) {
         ctx.slots[static_cast<std::size_t>(value_slot)] = std::move(acc);
         ctx.slots[static_cast<std::size_t>(this_slot)] = e;
         acc = body->eval(ctx);
+        ctx.slots[static_cast<std::size_t>(value_slot)].reset();
+        settle(ctx, at, acc, "$reduce");
       }
       return acc;
     }
@@ -48,6 +54,9 @@ struct iterate_node final : expression::node {
         if (max <= 0) fail("$filter: limit must be greater than 0, got " + std::to_string(max));
       }
     }
+    // Each `$map` result stays charged as its body settled it; `$filter` copies elements of an
+    // input already charged. The whole output is settled at the end.
+    const std::uint64_t at = ctx.budget.used();
     array out;
     for (const value& e : in->as_array()) {
       slot = e;
@@ -59,7 +68,9 @@ struct iterate_node final : expression::node {
         if (max > 0 && static_cast<std::int64_t>(out.size()) >= max) break;
       }
     }
-    return value(std::move(out));
+    expr_value r = value(std::move(out));
+    settle(ctx, at, r, op);
+    return r;
   }
 };
 

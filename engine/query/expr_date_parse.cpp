@@ -345,8 +345,8 @@ expr_value date_from_string_op(const op_node& self, eval_ctx& ctx) {
     if (!s->is_string()) fail("$dateFromString requires that 'dateString' be a string, found: " + type_name(*s));
     parsed p = self.has(1) ? parse_with_format(f->as_string(), s->as_string()) : parse_iso(s->as_string());
     return value(date_time{to_instant(s->as_string(), p, *z, self.has(2))});
-  } catch (const expression_error&) {
-    if (self.has(3)) return self.arg(3, ctx);
+  } catch (const expression_error& e) {
+    if (self.has(3) && e.kind() == failure_kind::invalid_argument) return self.arg(3, ctx);
     throw;
   }
 }

@@ -19,11 +19,34 @@
 namespace omgdb::engine {
 namespace expr_detail {
 
+// `budget`: the call's budget (common/call_budget.hpp). Every node's result is settled
+// against it (settle below): what the node's evaluation charged is given back and what its
+// result holds is charged, so the charge follows the values alive in the evaluation; an
+// operator that builds in a loop charges as it goes (charge_built), so nothing it builds can
+// pass the bound before it is refused. Every settle also polls the call's stop flag.
 struct eval_ctx {
   const document& root;
   std::vector<expr_value> slots;
   std::int64_t now_millis = 0;
+  call_budget& budget;
 };
+
+// Gives back what was charged since `at` and charges what `r` holds (its depth checked
+// against k_max_built_depth); `what` names the operator in the error. Scalars cost nothing
+// but the poll.
+void settle_slow(eval_ctx& ctx, std::uint64_t at, const value& r, std::string_view what);
+inline void settle(eval_ctx& ctx, std::uint64_t at, const expr_value& r, std::string_view what) {
+  if (ctx.budget.used() > at) ctx.budget.release(ctx.budget.used() - at);
+  if (r && (r->is_array() || r->is_document() || r->is_string() || r->type() == kind::binary)) {
+    settle_slow(ctx, at, *r, what);
+  } else {
+    ctx.budget.poll();
+  }
+}
+// Charges `bytes` an operator is about to build (or has just appended) in a loop.
+inline void charge_built(eval_ctx& ctx, std::uint64_t bytes, std::string_view what) {
+  ctx.budget.charge(bytes, what);
+}
 
 }  // namespace expr_detail
 
@@ -46,7 +69,12 @@ struct op_node final : expression::node {
   std::string name;
   std::vector<node_ptr> args;
   op_fn fn = nullptr;
-  expr_value eval(eval_ctx& ctx) const override { return fn(*this, ctx); }
+  expr_value eval(eval_ctx& ctx) const override {
+    const std::uint64_t at = ctx.budget.used();
+    expr_value r = fn(*this, ctx);
+    settle(ctx, at, r, name);
+    return r;
+  }
   expr_value arg(std::size_t i, eval_ctx& ctx) const {
     return args[i] ? args[i]->eval(ctx) : expr_value{};
   }

@@ -72,7 +72,7 @@ status check_percentile_arguments(const std::string& name, const value& arg) {
       try {
         p_list(*p);
       } catch (const expression_error& e) {
-        return make_error(e.what());
+        return e.to_failure();
       }
     }
   }

@@ -281,7 +281,8 @@ expr_value convert_op(const op_node& self, eval_ctx& ctx) {
   if (!self.has(2)) return convert_to(*in, target);
   try {
     return convert_to(*in, target);
-  } catch (const expression_error&) {
+  } catch (const expression_error& e) {
+    if (e.kind() != failure_kind::invalid_argument) throw;  // a call's bound or cancellation is never onError's
     return self.arg(2, ctx);
   }
 }

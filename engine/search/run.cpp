@@ -199,7 +199,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
     try {
       return f.matches(*doc);
     } catch (const expression_error& e) {
-      return make_error(std::string("filter: ") + e.what());
+      return make_error(std::string("filter: ") + e.what(), e.kind());
     }
   };
   const std::uint64_t depth = mode == search_mode::lexical ? req.limit : std::max<std::uint64_t>(req.limit * 4, 50);

@@ -61,7 +61,7 @@ line_reader::~line_reader() {
 }
 
 status line_reader::refill() {
-  if (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) return make_error("cancelled");
+  if (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) return make_error("cancelled", failure_kind::cancelled);
   buf_.resize(k_chunk);
   ssize_t n;
   do {

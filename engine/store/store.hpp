@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/call_budget.hpp"
 #include "common/result.hpp"
 #include "engine/query/sort.hpp"
 #include "engine/value/value.hpp"
@@ -39,9 +40,13 @@ struct store_access;  // store_detail.hpp
 // Hooks a long operation polls: `cancelled` (checked every few hundred documents; a set flag
 // makes the call fail with "cancelled") and `progress(done, total)` (called now and then;
 // `total` is 0 when unknown). Both are optional.
+// `budget`: the call's budget (common/call_budget.hpp) — what it may build and its stop flag;
+// null: the thread's current budget (current_budget()), which a tool call installs.
 struct scan_control {
   const std::atomic<bool>* cancelled = nullptr;
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  call_budget* budget = nullptr;
+  call_budget& call() const noexcept { return budget != nullptr ? *budget : current_budget(); }
 };
 
 struct collection_info {

@@ -141,7 +141,7 @@ status check_collection_name(std::string_view name) {
 
 status poll(const scan_control& control, std::uint64_t done, std::uint64_t total) {
   if (control.cancelled != nullptr && control.cancelled->load(std::memory_order_relaxed)) {
-    return make_error("cancelled");
+    return make_error("cancelled", failure_kind::cancelled);
   }
   if (control.progress) control.progress(done, total);
   return {};

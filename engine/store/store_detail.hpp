@@ -326,7 +326,7 @@ class collection_scan {
       if (seen % k_poll_every == 0) {
         if (auto p = poll(control_, seen, only_->size()); !p) return p;
       } else if (cancelled(control_)) {
-        return make_error("cancelled");
+        return make_error("cancelled", failure_kind::cancelled);
       }
       ++seen;
       key.resize(prefix_size);
@@ -360,7 +360,7 @@ class collection_scan {
       if (seen % k_poll_every == 0) {
         if (auto p = poll(control_, seen, entry_.documents); !p) return p;
       } else if (cancelled(control_)) {
-        return make_error("cancelled");  // every document: one may take the regex limit's time
+        return make_error("cancelled", failure_kind::cancelled);  // every document: one may take the regex limit's time
       }
       ++seen;
       const rocksdb::Slice v = it->value();

@@ -91,7 +91,7 @@ result<store::distinct_result> store::distinct(std::string_view collection, std:
     });
     if (!st) return std::move(st).error();
   } catch (const expression_error& e) {
-    return make_error(e.what());
+    return e.to_failure();
   }
   out.values.assign(kept.begin(), kept.end());
   return out;

@@ -88,7 +88,7 @@ status plan_scan(const store::impl& s, const catalog_entry& c, const scan_contro
     if (seen % k_poll_every == 0) {
       if (auto p = poll(control, seen, c.documents); !p) return p;
     } else if (cancelled(control)) {
-      return make_error("cancelled");
+      return make_error("cancelled", failure_kind::cancelled);
     }
     ++seen;
     plan_doc d{it->key().ToString(), it->value().ToString(), {}};

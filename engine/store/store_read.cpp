@@ -287,7 +287,7 @@ result<find_page> store::find(std::string_view collection, const find_options& o
       page.last_sort_key = sort_values(order, all[options.skip + page.returned - 1].key);
     }
   } catch (const expression_error& e) {
-    return make_error(e.what());
+    return e.to_failure();
   }
   return page;
 }
@@ -346,7 +346,7 @@ result<std::uint64_t> store::count(std::string_view collection, const document& 
     }, nullptr, /*decode=*/false);
     if (!st) return std::move(st).error();
   } catch (const expression_error& e) {
-    return make_error(e.what());
+    return e.to_failure();
   }
   return n;
 }

@@ -126,7 +126,7 @@ class stream_impl final : public store::document_stream {
       }
       return {};
     } catch (const expression_error& e) {
-      return make_error(e.what());
+      return e.to_failure();
     }
   }
 

@@ -187,7 +187,7 @@ status write_session::scan(const catalog_entry& c, const value* point,
     if (seen % k_poll_every == 0) {
       if (auto p = poll(control_, seen, c.documents); !p) return std::move(p).error();
     } else if (cancelled(control_)) {
-      return make_error("cancelled");  // every document: a filter's regexes may take a while on one
+      return make_error("cancelled", failure_kind::cancelled);  // every document: a filter's regexes may take a while on one
     }
     ++seen;
     session_doc sd{std::move(key), std::move(bytes), {}};

@@ -234,3 +234,94 @@ std::string_view bson_type_alias(const value& v) noexcept {
 }
 
 }  // namespace omgdb::engine
+
+namespace omgdb::engine {
+namespace {
+
+// One container being walked: its values [next, end) at `depth` (the container's own level).
+struct walk_frame {
+  const value* array_next = nullptr;
+  const value* array_end = nullptr;
+  const field* doc_next = nullptr;
+  const field* doc_end = nullptr;
+  int depth = 0;
+};
+
+std::uint64_t own_bytes(const value& v) {
+  std::uint64_t n = sizeof(value);
+  switch (v.type()) {
+    case kind::string: return n + v.as_string().capacity();
+    case kind::binary: return n + std::get<binary>(v.raw()).bytes.capacity();
+    case kind::regex: {
+      const auto& r = std::get<regex>(v.raw());
+      return n + r.pattern.capacity() + (r.options.capacity() > 15 ? r.options.capacity() : 0);
+    }
+    case kind::array: return n + v.as_array().capacity() * sizeof(value);
+    case kind::document: return n + sizeof(document) + v.as_document().capacity() * sizeof(field);
+    default: return n;
+  }
+}
+
+walk_frame frame_of(const value& v, int depth) {
+  walk_frame f;
+  f.depth = depth;
+  if (v.is_array()) {
+    f.array_next = v.as_array().data();
+    f.array_end = f.array_next + v.as_array().size();
+  } else {
+    f.doc_next = v.as_document().data();
+    f.doc_end = f.doc_next + v.as_document().size();
+  }
+  return f;
+}
+
+void walk(const value& start, int max_depth, value_measure& m) {
+  m.bytes += own_bytes(start);
+  if (!start.is_array() && !start.is_document()) return;
+  std::vector<walk_frame> stack;
+  stack.push_back(frame_of(start, 1));
+  m.depth = std::max(m.depth, 1);
+  while (!stack.empty()) {
+    walk_frame& top = stack.back();
+    const value* next = nullptr;
+    if (top.array_next != top.array_end) {
+      next = top.array_next++;
+    } else if (top.doc_next != top.doc_end) {
+      m.bytes += top.doc_next->name.capacity() > 15 ? top.doc_next->name.capacity() : 0;
+      next = &(top.doc_next++)->val;
+    } else {
+      stack.pop_back();
+      continue;
+    }
+    m.bytes += own_bytes(*next) - sizeof(value);  // the slot itself is counted by the container
+    if (next->is_array() || next->is_document()) {
+      const int d = top.depth + 1;
+      m.depth = std::max(m.depth, d);
+      if (d > max_depth) continue;  // deep enough to refuse: do not walk further down
+      stack.push_back(frame_of(*next, d));
+    }
+  }
+}
+
+}  // namespace
+
+value_measure measure_value(const value& v, int max_depth) {
+  value_measure m;
+  walk(v, max_depth, m);
+  return m;
+}
+
+value_measure measure_document(const document& d, int max_depth) {
+  value_measure m;
+  m.bytes = sizeof(document) + d.capacity() * sizeof(field);
+  m.depth = 1;
+  for (const field& f : d) {
+    m.bytes += f.name.capacity() > 15 ? f.name.capacity() : 0;
+    value_measure inner = measure_value(f.val, max_depth - 1);
+    m.bytes += inner.bytes - sizeof(value);
+    m.depth = std::max(m.depth, inner.depth + 1);
+  }
+  return m;
+}
+
+}  // namespace omgdb::engine

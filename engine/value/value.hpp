@@ -197,4 +197,16 @@ std::string_view bson_type_alias(const value& v) noexcept;
 const value* find_field(const document& doc, std::string_view name);
 value* find_field(document& doc, std::string_view name);
 
+// What a value holds in memory and how deep it nests, measured without recursion (so a value
+// of any depth is measured safely). `bytes`: sizeof(value) per value plus the capacity of its
+// strings, arrays and documents (held_bytes' measure, engine/query/sort.hpp). `depth`: 0 for a
+// scalar, 1 + the deepest element for an array or document. The walk stops going deeper once
+// `depth` passes `max_depth` (then `depth` is max_depth + 1 and `bytes` counts what was seen).
+struct value_measure {
+  std::uint64_t bytes = 0;
+  int depth = 0;
+};
+value_measure measure_value(const value& v, int max_depth = 1 << 30);
+value_measure measure_document(const document& d, int max_depth = 1 << 30);
+
 }  // namespace omgdb::engine
