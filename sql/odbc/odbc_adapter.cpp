@@ -46,6 +46,17 @@ std::size_t escape_at(std::string_view sql, sql_dialect d) {
   return std::string_view::npos;
 }
 
+// The text up to and including its one `;` (only blanks and comments follow it, the classifier
+// checked): SQLite's driver calls a trailing comment a second statement, and T-SQL's MERGE
+// needs its `;`.
+std::string_view without_tail(std::string_view sql, sql_dialect d) {
+  const sql_dialect r = d == sql_dialect::ansi ? sql_dialect::postgres : d;
+  auto lexed = lex(sql, r, default_mode(r));
+  if (lexed.error != lex_error_kind::none || lexed.tokens.empty()) return sql;
+  const auto& last = lexed.tokens.back();
+  return sql.substr(0, last.offset + last.size);
+}
+
 bool is_dml(std::string_view k) {
   return k == "INSERT" || k == "UPDATE" || k == "DELETE" || k == "MERGE" || k == "REPLACE" || k == "UPSERT";
 }
@@ -66,7 +77,7 @@ class odbc_adapter final : public adapter {
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
     exec_outcome out;
-    auto st = run(s, sql, opts, dl, reads, verdict->keyword, out);
+    auto st = run(s, without_tail(sql, conn_.dialect), opts, dl, reads, verdict->keyword, out);
     if (reads && !s.broken()) (void)s.rollback();
     lease->reusable(reads && !s.broken());
     if (!st) return std::move(st).error();
@@ -88,7 +99,8 @@ class odbc_adapter final : public adapter {
     auto lease = ready_session(dl, true);
     if (!lease) return std::move(lease).error();
     auto& s = *lease.value();
-    auto plan = conn_.dialect == sql_dialect::mssql ? showplan(s, sql, dl) : plan_rows(s, sql, dl);
+    const auto statement = without_tail(sql, conn_.dialect);
+    auto plan = conn_.dialect == sql_dialect::mssql ? showplan(s, statement, dl) : plan_rows(s, statement, dl);
     if (!s.broken()) (void)s.rollback();
     // SHOWPLAN is session state: that session is never reused, whatever happened.
     lease->reusable(!s.broken() && conn_.dialect != sql_dialect::mssql);
@@ -241,8 +253,8 @@ class odbc_adapter final : public adapter {
     exec_outcome out;
     if (auto st = run(s, text, o, dl, true, "EXPLAIN", out); !st) return std::move(st).error();
     auto rows = omgdb::json::parse_strict(out.rows_json());
-    if (!rows || rows->as_array().empty()) return make_error("the server returned no plan");
-    if (d == sql_dialect::sqlite) {
+    if (!rows || (rows->as_array().empty() && d != sql_dialect::sqlite)) return make_error("the server returned no plan");
+    if (d == sql_dialect::sqlite) {  // no rows: nothing to plan (DELETE without WHERE)
       json::array plan;
       for (auto& r : rows->as_array()) {
         const auto& row = r.as_array();

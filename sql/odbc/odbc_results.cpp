@@ -78,11 +78,17 @@ std::vector<odbc_value> odbc_describe(odbc_session& s, const odbc_stmt& stmt, SQ
                     static_cast<std::size_t>(std::max<SQLSMALLINT>(0, std::min<SQLSMALLINT>(name_len, sizeof name - 1))));
     col.name = text_value(raw).as_string().c_str();
     col.type = attribute_text(stmt, c, SQL_DESC_TYPE_NAME);
-    const odbc_value kind = kind_of(type, s.driver());
+    const bool from_table = !attribute_text(stmt, c, SQL_DESC_BASE_TABLE_NAME).empty();
+    odbc_value kind = kind_of(type, s.driver());
+    // SQLite ODBC (StepAPI) describes a computed column as varchar before any row is read: its
+    // numbers are read back as numbers (docs/sql-adapters.md: where the drivers differ).
+    if (s.driver() == odbc_driver::sqlite && kind == odbc_value::text && !from_table &&
+        (type == SQL_VARCHAR || type == SQL_WVARCHAR))
+      kind = odbc_value::sqlite_number;
     if ((kind == odbc_value::integer) && attribute_number(stmt, c, SQL_DESC_UNSIGNED) == SQL_TRUE) col.type += " unsigned";
     if (col.type.empty()) col.type = "sqltype " + std::to_string(type);
     // The NOT NULL flag means something only for a table's own column.
-    if (!attribute_text(stmt, c, SQL_DESC_BASE_TABLE_NAME).empty() && nullable != SQL_NULLABLE_UNKNOWN &&
+    if (from_table && nullable != SQL_NULLABLE_UNKNOWN &&
         s.driver() != odbc_driver::sqlite)
       col.nullable = nullable == SQL_NULLABLE;
     out.columns.push_back(std::move(col));

@@ -86,6 +86,13 @@ result<std::vector<relation>> list_relations(odbc_session& s, sql_dialect d, con
     else if (shape.catalogs) n.catalog = std::string(schema), n.has_catalog = true;
     else if (schema != "main") return out;  // SQLite: only "main"
   }
+  std::string current;  // MariaDB/MySQL: without a schema, the connection's database (as natively)
+  if (schema.empty() && !shape.schemas && shape.catalogs) {
+    char buf[512] = {0};
+    SQLINTEGER len = 0;
+    if (SQL_SUCCEEDED(SQLGetConnectAttr(s.dbc(), SQL_ATTR_CURRENT_CATALOG, buf, sizeof buf - 1, &len))) current = buf;
+    if (!current.empty()) n.catalog = current, n.has_catalog = true;
+  }
   if (!table.empty()) n.table = pattern(table, shape.escape), n.has_table = true;
   auto stmt = s.statement();
   if (!stmt) return std::move(stmt).error();
@@ -102,6 +109,7 @@ result<std::vector<relation>> list_relations(odbc_session& s, sql_dialect d, con
     rel.schema = !rel.schema_field.empty() ? rel.schema_field : !rel.catalog.empty() ? rel.catalog : "main";
     if (!table.empty() && rel.name != table) continue;
     if (!schema.empty() && rel.schema != schema) continue;
+    if (!current.empty() && rel.schema != current) continue;
     if (schema.empty() && system_schema(d, rel.schema)) continue;
     out.push_back(std::move(rel));
   }

@@ -24,8 +24,12 @@ SQLHENV odbc_env() {
   return env;
 }
 
-// {value} with `}` doubled: any byte may stand in a braced connection-string value.
+// A connection-string value: as it is when plain, else {value} with `}` doubled (any byte may
+// stand in a braced value). Plain when possible: psqlODBC keeps the braces of a braced UID.
 std::string braced(std::string_view v) {
+  const bool plain = !v.empty() && v.find_first_of(";{}=") == std::string_view::npos && v.front() != ' ' &&
+                     v.back() != ' ';
+  if (plain) return std::string(v);
   std::string out = "{";
   for (char c : v) {
     out += c;
