@@ -17,6 +17,25 @@ bool integral_text(std::string_view t) {
   return true;
 }
 
+// X'00FF' as its bytes; nullopt for anything else.
+std::optional<std::vector<unsigned char>> hex_literal(std::string_view v) {
+  if (v.size() < 3 || (v[0] != 'X' && v[0] != 'x') || v[1] != '\'' || v.back() != '\'' || v.size() % 2 != 1)
+    return std::nullopt;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::vector<unsigned char> out;
+  for (std::size_t i = 2; i + 1 < v.size(); i += 2) {
+    const int hi = nibble(v[i]), lo = nibble(v[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<unsigned char>(hi * 16 + lo));
+  }
+  return out;
+}
+
 odbc_value kind_of(SQLSMALLINT type, odbc_driver driver) {
   const bool lite = driver == odbc_driver::sqlite;
   switch (type) {
@@ -56,8 +75,10 @@ void put_value(std::string& text, odbc_value kind, const std::string& v) {
     case odbc_value::binary:
       return put_binary(text, reinterpret_cast<const unsigned char*>(v.data()), v.size());
     case odbc_value::sqlite_number:
-      // The driver prints an INTEGER value as digits and a REAL value with '.' or an exponent.
+      // The driver prints an INTEGER value as digits, a REAL value with '.' or an exponent, and
+      // a BLOB (as text) as the literal X'hex'.
       if (integral_text(v)) return put_int_text(text, v);
+      if (auto blob = hex_literal(v)) return put_binary(text, blob->data(), blob->size());
       return put_double_text(text, v);
     case odbc_value::decimal:
     case odbc_value::text: return put_text(text, v);
