@@ -294,8 +294,10 @@ TEST_CASE("a call waiting for a pooled session gives up at its deadline or when 
                                                        : "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 "
                                                          "FROM r) SELECT count(*) FROM r";
     CHECK(scalar(*a, "SELECT 1") == "1");  // the one session is open: the busy call starts at once
-    // rw: through ODBC the text check refuses pg_sleep and SLEEP at read-only (side effects).
-    std::thread busy([&] { (void)a->execute(slow, rw(std::chrono::milliseconds(1500))); });
+    // Through ODBC the text check refuses pg_sleep and SLEEP at read-only (side effects): there
+    // the sleep runs as a write (the same pool); natively it runs read-only as always.
+    const auto busy_opts = t.odbc ? rw(std::chrono::milliseconds(1500)) : ro(std::chrono::milliseconds(1500));
+    std::thread busy([&] { (void)a->execute(slow, busy_opts); });
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     auto start = std::chrono::steady_clock::now();
     std::string msg = refuse(*a, "SELECT 1", ro(std::chrono::milliseconds(300)));
