@@ -8,6 +8,8 @@ std::string_view to_string(sql_dialect d) noexcept {
     case sql_dialect::postgres: return "postgres";
     case sql_dialect::mysql: return "mysql";
     case sql_dialect::sqlite: return "sqlite";
+    case sql_dialect::mssql: return "mssql";
+    case sql_dialect::ansi: return "ansi";
   }
   return "sqlite";
 }
@@ -29,7 +31,14 @@ std::optional<sql_dialect> parse_dialect(std::string_view s) noexcept {
   if (s == "postgres" || s == "postgresql") return sql_dialect::postgres;
   if (s == "mysql" || s == "mariadb") return sql_dialect::mysql;
   if (s == "sqlite") return sql_dialect::sqlite;
+  if (s == "mssql" || s == "sqlserver" || s == "tsql") return sql_dialect::mssql;
+  if (s == "ansi") return sql_dialect::ansi;
   return std::nullopt;
+}
+
+std::string_view kind_name(const connection& c) noexcept {
+  if (c.kind == connection_kind::odbc) return c.dialect == sql_dialect::mssql && c.odbc.empty() ? "mssql" : "odbc";
+  return to_string(c.dialect);
 }
 
 std::optional<mcp_access> parse_access(std::string_view s) noexcept {

@@ -283,8 +283,17 @@
       $("connections-empty").hidden = conns.length > 0;
       conns.forEach(function (c) {
         var tr = el("tr");
-        [c.name, c.label, c.dialect, c.access, c.approve, c.reachable].forEach(function (v) { tr.appendChild(el("td", null, v)); });
+        var dialect = c.kind && c.kind !== c.dialect ? c.kind + " (" + c.dialect + ")" : c.dialect;
+        [c.name, c.label, dialect, c.access, c.approve, c.reachable].forEach(function (v) { tr.appendChild(el("td", null, v)); });
         tbody.appendChild(tr);
+        // Seed 003: on SQL Server and ODBC connections read-only is the text check alone.
+        if (c.readOnlyNotice) {
+          var note = el("tr", "notice");
+          var td = el("td", null, c.name + ": " + c.readOnlyNotice);
+          td.colSpan = 6;
+          note.appendChild(td);
+          tbody.appendChild(note);
+        }
       });
     }).catch(function (e) { show(e.message); });
   }

@@ -34,8 +34,10 @@ int run_config_check(const std::optional<std::string>& config_file) {
   for (const auto& t : s->http.tokens) std::cout << " " << t.name << "(" << auth::to_string(t.scope) << ")";
   std::cout << "\nconnections: " << s->connections.size();
   for (const auto& c : s->connections) {
-    std::cout << "\n  " << c.name << ": " << config::to_string(c.dialect) << ", " << config::to_string(c.access)
-              << ", approve " << config::to_string(c.approve);
+    std::cout << "\n  " << c.name << ": " << config::kind_name(c);
+    if (c.kind == config::connection_kind::odbc) std::cout << " (SQL: " << config::to_string(c.dialect) << ")";
+    std::cout << ", " << config::to_string(c.access) << ", approve " << config::to_string(c.approve);
+    if (config::text_check_only(c)) std::cout << "\n    note: " << config::k_text_check_notice;
   }
   std::cout << "\napprovals: " << (s->approvals.enabled ? "on" : "off") << ", timeout " << s->approvals.timeout.count()
             << " s\nlogging: " << (s->logging.format == config::log_format::json ? "json" : "text") << "\nOK\n";

@@ -62,11 +62,15 @@ bool tcp_reachable(const std::string& host, std::uint16_t port) {
 }
 
 std::string probe(const config::connection& c) {
-  if (c.dialect == config::sql_dialect::sqlite) {
+  if (config::text_check_only(c) && !c.odbc.empty()) return "not probed (ODBC connection string)";
+  if (c.dialect == config::sql_dialect::sqlite && !config::text_check_only(c)) {
     std::error_code ec;
     return std::filesystem::is_regular_file(c.file, ec) ? "yes (file present)" : "no (file missing)";
   }
-  std::uint16_t port = c.port ? c.port : (c.dialect == config::sql_dialect::postgres ? 5432 : 3306);
+  std::uint16_t port = c.port                                      ? c.port
+                       : c.dialect == config::sql_dialect::postgres ? 5432
+                       : c.dialect == config::sql_dialect::mssql    ? 1433
+                                                                    : 3306;
   return tcp_reachable(c.host, port) ? "yes (accepts connections)" : "no (nothing answers)";
 }
 
@@ -111,12 +115,15 @@ bj::array console_connections(const std::vector<config::connection>& connections
     std::string reach = c.access == config::mcp_access::off ? "not probed (off)"
                         : it != known.end()                 ? it->second
                                                             : "checking…";
-    out.push_back(bj::object{{"name", c.name},
-                             {"label", c.label.empty() ? c.name : c.label},
-                             {"dialect", std::string(config::to_string(c.dialect))},
-                             {"access", std::string(config::to_string(c.access))},
-                             {"approve", std::string(config::to_string(c.approve))},
-                             {"reachable", reach}});
+    bj::object entry{{"name", c.name},
+                     {"label", c.label.empty() ? c.name : c.label},
+                     {"dialect", std::string(config::to_string(c.dialect))},
+                     {"kind", std::string(config::kind_name(c))},
+                     {"access", std::string(config::to_string(c.access))},
+                     {"approve", std::string(config::to_string(c.approve))},
+                     {"reachable", reach}};
+    if (config::text_check_only(c)) entry["readOnlyNotice"] = std::string(config::k_text_check_notice);
+    out.push_back(std::move(entry));
   }
   return out;
 }

@@ -85,8 +85,16 @@ std::string unix_reachable(const std::string& path) {
 }
 
 void check_connection(report& out, const config::connection& c) {
-  std::string who = "connection `" + c.name + "` (" + std::string(config::to_string(c.dialect)) + ")";
-  if (c.dialect == config::sql_dialect::sqlite) {
+  std::string who = "connection `" + c.name + "` (" + std::string(config::kind_name(c)) + ")";
+  if (config::text_check_only(c)) {
+    // Seed 003: SQL Server and ODBC rely on the text check alone; say so for each one.
+    out.warn(who + ": " + std::string(config::k_text_check_notice),
+             "connect as a database user that has no write rights (the database does not back omgdb's "
+             "read-only check up on this kind; docs/sql-safety.md)");
+    if (!c.odbc.empty()) return out.ok(who + ": ODBC connection string set (the driver is loaded and the login tried "
+                                             "on first use, not here)");
+  }
+  if (c.dialect == config::sql_dialect::sqlite && !config::text_check_only(c)) {
     if (::access(c.file.c_str(), R_OK) != 0) {
       return out.fail(who + ": cannot read " + c.file + ": " + std::strerror(errno),
                       "create the database file or fix `file`, and let the daemon's user read it");
@@ -97,7 +105,10 @@ void check_connection(report& out, const config::connection& c) {
     }
     return out.ok(who + ": " + c.file + " is readable");
   }
-  std::uint16_t port = c.port ? c.port : (c.dialect == config::sql_dialect::postgres ? 5432 : 3306);
+  std::uint16_t port = c.port                                      ? c.port
+                       : c.dialect == config::sql_dialect::postgres ? 5432
+                       : c.dialect == config::sql_dialect::mssql    ? 1433
+                                                                    : 3306;
   std::string why, target;
   if (!c.host.empty() && c.host[0] == '/') {
     struct stat st {};

@@ -9,6 +9,7 @@ packages=(
   librocksdb-dev libbson-dev libpcre2-dev libssl-dev
   libtomlplusplus-dev libcli11-dev doctest-dev
   libpq-dev libmariadb-dev libsqlite3-dev libsystemd-dev
+  unixodbc-dev odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc
   libstemmer-dev libhnswlib-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libyaml-cpp-dev
   libintelrdfpmath-dev
   postgresql mariadb-server mariadb-client

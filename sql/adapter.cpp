@@ -1,4 +1,4 @@
-// omgdb sql — make_adapter: the dialect's adapter for a configured connection.
+// omgdb sql — make_adapter: the adapter for a configured connection (native by dialect, or ODBC).
 #include "sql/adapter.hpp"
 
 #include "sql/adapter_factories.hpp"
@@ -6,6 +6,13 @@
 namespace omgdb::sql {
 
 result<std::unique_ptr<adapter>> make_adapter(const config::connection& conn) {
+  if (conn.kind == config::connection_kind::odbc || conn.dialect == config::sql_dialect::mssql ||
+      conn.dialect == config::sql_dialect::ansi) {
+    if (conn.odbc.empty() && conn.host.empty())
+      return make_error("connection `" + conn.name + "`: an ODBC connection needs `odbc` (a connection string) or, "
+                        "for mssql, `host`");
+    return detail::make_odbc_adapter(conn);
+  }
   switch (conn.dialect) {
     case config::sql_dialect::sqlite:
       if (conn.file.empty()) return make_error("connection `" + conn.name + "`: a SQLite connection needs a file");
@@ -14,6 +21,8 @@ result<std::unique_ptr<adapter>> make_adapter(const config::connection& conn) {
       return detail::make_postgres_adapter(conn);
     case config::sql_dialect::mysql:
       return detail::make_mysql_adapter(conn);
+    case config::sql_dialect::mssql:
+    case config::sql_dialect::ansi: break;  // through ODBC, above
   }
   return make_error("connection `" + conn.name + "`: unknown dialect");
 }

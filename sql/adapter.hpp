@@ -1,12 +1,15 @@
 // omgdb sql — one SQL connection's adapter: a small pool of client-library sessions
-// (libpq, libmariadb, sqlite3) that runs statements off the event loop.
+// (libpq, libmariadb, sqlite3, or unixODBC for `mssql` and `odbc` connections) that runs
+// statements off the event loop.
 //
 // Layers 2 and 3 of read-only enforcement live here: with `read_only` set, PostgreSQL and
 // MariaDB run the statement inside a READ ONLY transaction that is always rolled back (never
 // committed), SQLite uses a separate read-only handle plus sqlite3_stmt_readonly and an
 // authorizer; every adapter executes exactly one statement at the protocol level (extended
-// query protocol / prepared statements, no multi-statements). The adapter does NOT classify
-// text — the caller (sql/service) does that first; the adapter must be safe even if it didn't.
+// query protocol / prepared statements, no multi-statements). The native adapters do NOT
+// classify text — the caller (sql/service) does that first; they must be safe even if it
+// didn't. The ODBC adapter has no database layer to lean on (read-only there is the text check
+// alone, seed 003): it classifies every text itself with the declared dialect.
 #pragma once
 
 #include <atomic>

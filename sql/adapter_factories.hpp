@@ -11,5 +11,7 @@ namespace omgdb::sql::detail {
 std::unique_ptr<adapter> make_sqlite_adapter(const config::connection& conn);
 std::unique_ptr<adapter> make_postgres_adapter(const config::connection& conn);
 std::unique_ptr<adapter> make_mysql_adapter(const config::connection& conn);
+// unixODBC: `mssql` and `odbc` connections (sql/odbc/odbc_adapter.cpp).
+std::unique_ptr<adapter> make_odbc_adapter(const config::connection& conn);
 
 }  // namespace omgdb::sql::detail

@@ -103,7 +103,7 @@ result<service::target> service::resolve(std::string_view name, bool may_write) 
 namespace {
 
 bool same_settings(const config::connection& a, const config::connection& b) {
-  return a.dialect == b.dialect && a.host == b.host && a.port == b.port && a.user == b.user &&
+  return a.dialect == b.dialect && a.kind == b.kind && a.odbc == b.odbc && a.odbc_driver == b.odbc_driver && a.host == b.host && a.port == b.port && a.user == b.user &&
          a.database == b.database && a.password == b.password && a.file == b.file && a.pool_size == b.pool_size &&
          a.statement_timeout == b.statement_timeout;
 }
@@ -168,17 +168,24 @@ result<bj::object> service::connection_context(std::string_view name, const call
                  {"configuredAccess", config::to_string(c.access)},
                  {"approve", config::to_string(c.approve)},
                  {"approverReachable", approver_reachable()},
-                 {"statementTimeoutMs", static_cast<std::int64_t>(c.statement_timeout.count())}};
+                 {"statementTimeoutMs", static_cast<std::int64_t>(c.statement_timeout.count())},
+                 {"kind", config::kind_name(c)},
+                 {"readOnlyEnforcement", config::text_check_only(c) ? "text check only" : "text check and database"}};
+  // Seed 003: on these kinds read-only rests on the text check alone; the agent is told so.
+  if (config::text_check_only(c)) out["readOnlyNotice"] = std::string(config::k_text_check_notice);
   if (c.dialect != config::sql_dialect::sqlite && !c.database.empty()) out["database"] = c.database;
   bj::array others;
   auto all = snapshot();
   for (const auto& o : *all) {
     if (o.access == mcp_access::off) continue;
     mcp_access eff = o.access == mcp_access::read_write && !who.may_write ? mcp_access::read_only : o.access;
-    others.push_back(bj::object{{"connection", o.name},
-                                {"label", o.label.empty() ? o.name : o.label},
-                                {"dialect", config::to_string(o.dialect)},
-                                {"access", config::to_string(eff)}});
+    bj::object entry{{"connection", o.name},
+                     {"label", o.label.empty() ? o.name : o.label},
+                     {"dialect", config::to_string(o.dialect)},
+                     {"kind", config::kind_name(o)},
+                     {"access", config::to_string(eff)}};
+    if (config::text_check_only(o)) entry["readOnlyNotice"] = std::string(config::k_text_check_notice);
+    others.push_back(std::move(entry));
   }
   out["available"] = std::move(others);
   record(c, who, start, "ok");

@@ -29,6 +29,8 @@ std::string_view display_name(sql_dialect d) noexcept {
     case sql_dialect::postgres: return "PostgreSQL";
     case sql_dialect::mysql: return "MariaDB/MySQL";
     case sql_dialect::sqlite: return "SQLite";
+    case sql_dialect::mssql: return "T-SQL";
+    case sql_dialect::ansi: return "ANSI SQL";
   }
   return "SQL";
 }
@@ -38,6 +40,8 @@ std::string_view read_leaders(sql_dialect d) noexcept {
     case sql_dialect::postgres: return "SELECT, WITH, VALUES, TABLE, SHOW or EXPLAIN";
     case sql_dialect::mysql: return "SELECT, WITH, VALUES, TABLE, SHOW, DESCRIBE or EXPLAIN";
     case sql_dialect::sqlite: return "SELECT, WITH, VALUES, EXPLAIN or a read-only PRAGMA";
+    case sql_dialect::mssql: return "SELECT or WITH (a procedure call, with or without EXEC, is not read-only)";
+    case sql_dialect::ansi: return "SELECT or WITH";
   }
   return "SELECT";
 }
@@ -101,6 +105,13 @@ classification classify_in(std::string_view sql, sql_dialect d, lex_mode mode, b
   const leader_info leader = classify_leader(keyword, d);
   if (first > 0 && keyword != "SELECT" && keyword != "WITH" && keyword != "VALUES" && keyword != "TABLE")
     return refuse("only a query may be wrapped in parentheses, not " + keyword, keyword);
+  // T-SQL needs no `;` between statements: every statement start is looked for, and the
+  // refusals of this pass win over a write verdict.
+  if (d == sql_dialect::mssql && (leader.kind == leader_kind::read || leader.kind == leader_kind::write)) {
+    const statement_view st{sql, std::span<const token>(toks.data(), end), keyword, d};
+    if (auto f = check_tsql(st, first, leader.kind == leader_kind::read))
+      return {f->kind, f->reason + " (" + where(sql, f->offset) + ")", keyword};
+  }
   switch (leader.kind) {
     case leader_kind::unknown:
       return refuse(std::string(keyword.empty() ? "this word" : keyword) + " is not a " +
@@ -135,9 +146,26 @@ std::span<const alt_mode> alternatives(sql_dialect d) {
   switch (d) {
     case sql_dialect::postgres: return pg;
     case sql_dialect::mysql: return my;
-    case sql_dialect::sqlite: break;
+    case sql_dialect::sqlite:
+    case sql_dialect::mssql:  // QUOTED_IDENTIFIER OFF makes "…" a string: the same extent
+    case sql_dialect::ansi: break;
   }
   return {};
+}
+
+// `ansi`: the text must be read-only as each dialect omgdb knows reads it; a refusal under
+// any of them refuses it, a write under any makes it a write.
+classification classify_ansi(std::string_view sql) {
+  classification verdict_of_all{verdict::read_only, {}, {}};
+  for (auto d : {sql_dialect::postgres, sql_dialect::mysql, sql_dialect::sqlite, sql_dialect::mssql}) {
+    classification c = classify(sql, d);
+    if (verdict_of_all.keyword.empty()) verdict_of_all.keyword = c.keyword;
+    if (c.kind == verdict::read_only) continue;
+    c.reason = "read as " + std::string(display_name(d)) + ": " + c.reason;
+    if (c.kind == verdict::refused) return c;
+    if (verdict_of_all.kind == verdict::read_only) verdict_of_all = c;
+  }
+  return verdict_of_all;
 }
 
 }  // namespace
@@ -175,6 +203,7 @@ classification classify(std::string_view sql, config::sql_dialect dialect) {
     return refuse("the SQL text contains a NUL byte (" + where(sql, nul) + ")");
   if (const auto bad = invalid_utf8_at(sql); bad != std::string_view::npos)
     return refuse("the SQL text is not valid UTF-8 (" + where(sql, bad) + ")");
+  if (dialect == sql_dialect::ansi) return classify_ansi(sql);
   classification primary = classify_in(sql, dialect, default_mode(dialect), nullptr);
   if (primary.kind != verdict::read_only) return primary;
   for (const alt_mode& alt : alternatives(dialect)) {

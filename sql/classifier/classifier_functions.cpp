@@ -92,6 +92,16 @@ constexpr side_effect_fn k_functions[] = {
     {"SYS_EXEC", false, k_file},
     {"SYS_EVAL", false, k_file},
     {"SETSEQVAL", false, k_sequence},
+    // SQL Server (T-SQL): rowset functions that reach other servers or the server's files
+    {"OPENQUERY", false, k_remote},
+    {"OPENROWSET", false, k_remote},
+    {"OPENDATASOURCE", false, k_remote},
+    {"FN_GET_AUDIT_FILE", false, k_file},
+    {"FN_XE_FILE_TARGET_READ_FILE", false, k_file},
+    {"FN_TRACE_GETTABLE", false, k_file},
+    {"FN_DUMP_DBLOG", false, k_file},
+    {"DM_OS_FILE_EXISTS", false, k_file},
+    {"XP_CMDSHELL", false, k_file},
     // SQLite (core and the CLI / common extensions)
     {"LOAD_EXTENSION", false, k_extension},
     {"WRITEFILE", false, k_file},

@@ -11,13 +11,15 @@ using config::sql_dialect;
 
 namespace {
 
-constexpr unsigned pg = 1, my = 2, lite = 4, all = 7;
+constexpr unsigned pg = 1, my = 2, lite = 4, all = 7, ms = 8;
 
 unsigned bit(sql_dialect d) noexcept {
   switch (d) {
     case sql_dialect::postgres: return pg;
     case sql_dialect::mysql: return my;
     case sql_dialect::sqlite: return lite;
+    case sql_dialect::mssql: return ms;
+    case sql_dialect::ansi: return 0;  // never scanned itself: read as each of the others
   }
   return 0;
 }
@@ -40,34 +42,44 @@ struct leader_entry {
   std::string_view effect;  // empty: a read leader
 };
 
+// T-SQL (ms): SELECT and WITH read; VALUES, TABLE, SHOW and EXPLAIN are not T-SQL statements.
+// Control of flow (IF, WHILE, GOTO, RETURN, TRY … CATCH) is not listed: it holds other
+// statements, so it is refused as not understood.
 constexpr leader_entry k_leaders[] = {
-    {"SELECT", all, {}}, {"WITH", all, {}}, {"VALUES", all, {}}, {"EXPLAIN", all, {}},
+    {"SELECT", all | ms, {}}, {"WITH", all | ms, {}}, {"VALUES", all, {}}, {"EXPLAIN", all, {}},
     {"TABLE", pg | my, {}}, {"SHOW", pg | my, {}}, {"DESCRIBE", my, {}}, {"DESC", my, {}},
-    {"INSERT", all, k_data}, {"UPDATE", all, k_data}, {"DELETE", all, k_data},
-    {"MERGE", pg, k_data}, {"REPLACE", my | lite, k_data}, {"UPSERT", all, k_data},
-    {"CREATE", all, k_schema}, {"ALTER", all, k_schema}, {"DROP", all, k_schema},
-    {"TRUNCATE", pg | my, k_schema}, {"RENAME", my, k_schema}, {"COMMENT", pg, k_schema},
+    {"INSERT", all | ms, k_data}, {"UPDATE", all | ms, k_data}, {"DELETE", all | ms, k_data},
+    {"MERGE", pg | ms, k_data}, {"REPLACE", my | lite, k_data}, {"UPSERT", all, k_data},
+    {"CREATE", all | ms, k_schema}, {"ALTER", all | ms, k_schema}, {"DROP", all | ms, k_schema},
+    {"TRUNCATE", pg | my | ms, k_schema}, {"RENAME", my, k_schema}, {"COMMENT", pg, k_schema},
     {"SECURITY", pg, k_schema}, {"IMPORT", pg | my, k_schema},
-    {"GRANT", pg | my, k_privs}, {"REVOKE", pg | my, k_privs}, {"REASSIGN", pg, k_privs},
-    {"BEGIN", all, k_txn}, {"START", pg | my, k_txn}, {"COMMIT", all, k_txn},
-    {"END", pg | lite, k_txn}, {"ROLLBACK", all, k_txn}, {"ABORT", pg, k_txn},
-    {"SAVEPOINT", all, k_txn}, {"RELEASE", all, k_txn}, {"XA", my, k_txn},
-    {"SET", pg | my, k_session}, {"RESET", pg | my, k_session}, {"DISCARD", pg, k_session},
-    {"USE", my, k_session}, {"LISTEN", pg, k_session}, {"UNLISTEN", pg, k_session},
+    {"GRANT", pg | my | ms, k_privs}, {"REVOKE", pg | my | ms, k_privs}, {"REASSIGN", pg, k_privs},
+    {"DENY", ms, k_privs}, {"REVERT", ms, k_privs}, {"SETUSER", ms, k_privs},
+    {"BEGIN", all | ms, k_txn}, {"START", pg | my, k_txn}, {"COMMIT", all | ms, k_txn},
+    {"END", pg | lite | ms, k_txn}, {"ROLLBACK", all | ms, k_txn}, {"ABORT", pg, k_txn},
+    {"SAVEPOINT", all, k_txn}, {"SAVE", ms, k_txn}, {"RELEASE", all, k_txn}, {"XA", my, k_txn},
+    {"SET", pg | my | ms, k_session}, {"RESET", pg | my, k_session}, {"DISCARD", pg, k_session},
+    {"USE", my | ms, k_session}, {"LISTEN", pg, k_session}, {"UNLISTEN", pg, k_session},
     {"NOTIFY", pg, k_session}, {"ATTACH", lite, k_file}, {"DETACH", lite, k_file},
     {"LOCK", pg | my, k_lock}, {"UNLOCK", my, k_lock},
-    {"CALL", pg | my, k_exec}, {"DO", pg | my, k_exec}, {"EXECUTE", pg | my, k_exec},
-    {"EXEC", all, k_exec}, {"PREPARE", pg | my, k_exec}, {"DEALLOCATE", pg | my, k_exec},
+    {"CALL", pg | my, k_exec}, {"DO", pg | my, k_exec}, {"EXECUTE", pg | my | ms, k_exec},
+    {"EXEC", all | ms, k_exec}, {"PREPARE", pg | my, k_exec}, {"DEALLOCATE", pg | my | ms, k_exec},
     {"HANDLER", my, k_exec}, {"SIGNAL", my, k_exec}, {"RESIGNAL", my, k_exec},
-    {"DECLARE", pg, k_cursor}, {"FETCH", pg, k_cursor}, {"MOVE", pg, k_cursor},
-    {"CLOSE", pg, k_cursor},
-    {"COPY", pg, k_file}, {"LOAD", pg | my, k_file},
+    {"PRINT", ms, k_exec}, {"RAISERROR", ms, k_exec}, {"THROW", ms, k_exec},
+    {"DECLARE", pg | ms, k_cursor}, {"FETCH", pg | ms, k_cursor}, {"MOVE", pg | ms, k_cursor},
+    {"CLOSE", pg | ms, k_cursor}, {"OPEN", ms, k_cursor},
+    {"COPY", pg, k_file}, {"LOAD", pg | my | ms, k_file}, {"BULK", ms, k_file},
+    {"READTEXT", ms, k_file}, {"WRITETEXT", ms, k_data}, {"UPDATETEXT", ms, k_data},
+    {"BACKUP", ms, k_file}, {"RESTORE", ms, k_file}, {"DUMP", ms, k_file},
+    {"SEND", ms, k_data}, {"RECEIVE", ms, k_data}, {"GET", ms, k_data},
+    {"ENABLE", ms, k_schema}, {"DISABLE", ms, k_schema},
     {"VACUUM", pg | lite, k_maint}, {"ANALYZE", all, k_maint}, {"ANALYSE", pg, k_maint},
     {"REINDEX", pg | lite, k_maint}, {"CLUSTER", pg, k_maint}, {"REFRESH", pg, k_maint},
-    {"CHECKPOINT", pg, k_maint}, {"OPTIMIZE", my, k_maint}, {"REPAIR", my, k_maint},
+    {"CHECKPOINT", pg | ms, k_maint}, {"OPTIMIZE", my, k_maint}, {"REPAIR", my, k_maint},
     {"CHECK", my, k_maint}, {"CHECKSUM", my, k_maint}, {"CACHE", my, k_maint},
-    {"FLUSH", my, k_admin}, {"KILL", my, k_admin}, {"PURGE", my, k_admin},
-    {"INSTALL", my, k_admin}, {"UNINSTALL", my, k_admin}, {"SHUTDOWN", my, k_admin},
+    {"DBCC", ms, k_maint}, {"WAITFOR", ms, k_exec}, {"RECONFIGURE", ms, k_admin},
+    {"FLUSH", my, k_admin}, {"KILL", my | ms, k_admin}, {"PURGE", my, k_admin},
+    {"INSTALL", my, k_admin}, {"UNINSTALL", my, k_admin}, {"SHUTDOWN", my | ms, k_admin},
     {"RESTART", my, k_admin}, {"STOP", my, k_admin}, {"CHANGE", my, k_admin},
     {"BINLOG", my, k_admin}, {"CLONE", my, k_admin},
 };

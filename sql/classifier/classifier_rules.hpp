@@ -50,6 +50,16 @@ struct statement_view {
 // The first write, lock, session change or side-effect call in a read-leader statement.
 std::optional<finding> scan_read_statement(const statement_view& st);
 
+// T-SQL (classifier_tsql.cpp): statements need no `;` between them, so this finds every place a
+// second statement could start (a statement keyword where the statement cannot hold it, `GO`),
+// ODBC escapes `{…}` (drivers rewrite them, `{call …}` runs a procedure) — verdict refused —
+// and, for a read (`read` = the leader reads), table hints that lock (UPDLOCK, XLOCK, HOLDLOCK,
+// TABLOCK, …) and rowset functions that reach other servers or files — verdict write.
+// `first` is the index of the leading keyword. A write leader's own grammar is scanned only
+// for INSERT/UPDATE/DELETE/MERGE (other writes hold statements of their own, e.g. a procedure
+// body, and go to a person as a whole).
+std::optional<finding> check_tsql(const statement_view& st, std::size_t first, bool read);
+
 // Checks an SQLite `PRAGMA …` statement against the read-only allow-list.
 std::optional<finding> check_pragma(const statement_view& st);
 

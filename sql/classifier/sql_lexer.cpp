@@ -45,6 +45,8 @@ class lexer {
     if (is_space(c)) { ++pos_; return; }
     if (c == '-' && at(pos_ + 1) == '-' && line_comment_dash()) return skip_line();
     if (c == '#' && d_ == sql_dialect::mysql) return skip_line();
+    if ((c == '#' || c == '$') && d_ == sql_dialect::mssql) return tsql_word();  // #temp, ##g, $action, $12.5
+    if (c == '@' && d_ == sql_dialect::mssql) return tsql_variable();       // @v, @@ROWCOUNT
     if (c == '/' && at(pos_ + 1) == '*') return block_comment();
     switch (c) {
       case ';': return emit(token_kind::semicolon, pos_, pos_ + 1);
@@ -52,12 +54,13 @@ class lexer {
       case ')': return emit(token_kind::close_paren, pos_, pos_ + 1);
       case '\'': return quoted(pos_, pos_, '\'', token_kind::string, plain_backslash());
       case '"': return double_quote();
-      case '`':
-        if (d_ == sql_dialect::postgres) break;
+      case '`':  // not a quote in PostgreSQL or T-SQL: reading it as one would hide code
+        if (d_ == sql_dialect::postgres || d_ == sql_dialect::mssql) break;
         return quoted(pos_, pos_, '`', token_kind::quoted_ident, false);
       case '[':
+        if (d_ == sql_dialect::mssql) return bracket_ident(true);
         if (d_ != sql_dialect::sqlite) break;
-        return bracket_ident();
+        return bracket_ident(false);
       case '$': return dollar();
       case ':':
         if (at(pos_ + 1) == '=' && d_ != sql_dialect::sqlite)
@@ -110,13 +113,13 @@ class lexer {
                                "the server runs the text inside it");
       }
     }
-    if (d_ != sql_dialect::postgres) {  // MySQL and SQLite: no nesting
+    if (d_ != sql_dialect::postgres && d_ != sql_dialect::mssql) {  // MySQL and SQLite: no nesting
       const std::size_t end = s_.find("*/", pos_ + 2);
       if (end == npos) return fail(lex_error_kind::unterminated, start, "a /* comment is never closed with */");
       pos_ = end + 2;
       return;
     }
-    std::size_t depth = 1;  // PostgreSQL block comments nest
+    std::size_t depth = 1;  // PostgreSQL and T-SQL block comments nest
     std::size_t i = pos_ + 2;
     while (i < s_.size()) {
       if (s_[i] == '/' && at(i + 1) == '*') { ++depth; i += 2; continue; }
@@ -127,7 +130,7 @@ class lexer {
       }
       ++i;
     }
-    fail(lex_error_kind::unterminated, start, "a /* comment is never closed with */ (PostgreSQL comments nest)");
+    fail(lex_error_kind::unterminated, start, "a /* comment is never closed with */ (comments nest in this dialect)");
   }
 
   // A literal from `begin` (which may include a prefix such as E or X) whose quote is at `q`.
@@ -175,10 +178,32 @@ class lexer {
     quoted(pos_, pos_, '"', token_kind::quoted_ident, false);
   }
 
-  void bracket_ident() {
-    const std::size_t end = s_.find(']', pos_ + 1);
-    if (end == npos) return fail(lex_error_kind::unterminated, pos_, "a [quoted identifier] is never closed with ]");
-    emit(token_kind::quoted_ident, pos_, end + 1);
+  // [name]; in T-SQL `]]` inside stands for one `]` (SQLite has no such escape: there the
+  // first `]` ends the name).
+  void bracket_ident(bool doubled_escape) {
+    std::size_t i = pos_ + 1;
+    for (;;) {
+      const std::size_t end = s_.find(']', i);
+      if (end == npos) return fail(lex_error_kind::unterminated, pos_, "a [quoted identifier] is never closed with ]");
+      if (doubled_escape && at(end + 1) == ']') { i = end + 2; continue; }
+      return emit(token_kind::quoted_ident, pos_, end + 1);
+    }
+  }
+
+  // T-SQL names that start with # (temporary tables) or $ ($action, $PARTITION, money $1.5).
+  void tsql_word() {
+    std::size_t i = pos_;
+    while (has(i) && (at(i) == '#' || at(i) == '$')) ++i;
+    while (has(i) && (is_ident_char(at(i)) || at(i) == '#' || at(i) == '@')) ++i;
+    emit(token_kind::word, pos_, i);
+  }
+
+  // T-SQL variables and system functions: @name, @@name (letters, digits, _, @, #, $).
+  void tsql_variable() {
+    std::size_t i = pos_ + 1;
+    while (has(i) && (is_ident_char(at(i)) || at(i) == '@' || at(i) == '#')) ++i;
+    if (i == pos_ + 1) return emit(token_kind::other, pos_, i);
+    emit(token_kind::parameter, pos_, i);
   }
 
   void digits_after(std::size_t begin, token_kind kind) {
@@ -278,6 +303,11 @@ class lexer {
         return quoted(pos_, next + 1, '"', token_kind::quoted_ident, false), true;
       return false;
     }
+    // T-SQL: N'…' is a Unicode string read like any '…' (doubled quotes, no backslash escapes).
+    if (d_ == sql_dialect::mssql) {
+      if (q == '\'' && p == 'N') return quoted(pos_, next, '\'', token_kind::string, false), true;
+      return false;
+    }
     // MySQL: X'…', B'…' and N'…' are read like any '…' string. Its lexer is contextual — after
     // `.` or `@`, or after digits, `b'…'` is an identifier followed by an ordinary string — so
     // reading backslash escapes is the only safe choice: a real hex or bit literal holding a
@@ -299,6 +329,8 @@ lex_mode default_mode(sql_dialect d) noexcept {
     case sql_dialect::postgres: return {false, false};  // standard_conforming_strings = on
     case sql_dialect::mysql: return {true, true};       // backslash escapes, ANSI_QUOTES off
     case sql_dialect::sqlite: return {false, false};
+    case sql_dialect::mssql: return {false, false};  // '…' and N'…' without escapes; "…" an identifier
+    case sql_dialect::ansi: return {false, false};
   }
   return {};
 }

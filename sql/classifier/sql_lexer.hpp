@@ -1,9 +1,11 @@
 // omgdb sql — the dialect-aware tokenizer behind the read-only classifier (sql/classifier/classifier.hpp).
 //
 // It splits SQL text the way the dialect's server does: strings (doubled quotes, PostgreSQL
-// E'…' and dollar quotes, MySQL backslash escapes), comments (nested /* */ on PostgreSQL,
-// MySQL `#` and `-- `), quoted identifiers (PostgreSQL "…", MySQL `…`, SQLite "…", `…`, […]),
-// numbers and parameters. Comments and whitespace produce no tokens; strings and quoted
+// E'…' and dollar quotes, MySQL backslash escapes, T-SQL N'…'), comments (nested /* */ on
+// PostgreSQL and T-SQL, MySQL `#` and `-- `), quoted identifiers (PostgreSQL "…", MySQL `…`,
+// SQLite "…", `…`, […], T-SQL "…" and […] with `]]`), numbers and parameters (T-SQL @v and
+// @@f; #temp names are words). `ansi` is never lexed: the classifier reads its text as each
+// of the other dialects. Comments and whitespace produce no tokens; strings and quoted
 // identifiers are single tokens whose content is never read as SQL.
 //
 // Safety rule: where the lexer is unsure, it must see *more* code than the server (a false
@@ -22,10 +24,10 @@ namespace omgdb::sql::detail {
 
 enum class token_kind {
   word,          // an unquoted identifier or keyword: letters, digits, _, $, bytes >= 0x80
-  quoted_ident,  // "…" (PostgreSQL, SQLite, MySQL ANSI_QUOTES), `…`, […] (SQLite)
+  quoted_ident,  // "…" (PostgreSQL, SQLite, T-SQL, MySQL ANSI_QUOTES), `…`, […] (SQLite, T-SQL)
   string,        // any string literal, including prefixed (E'', X'', N'', U&'') and $$…$$
   number,        // 12, 1.5e3, .5, 0x1F
-  parameter,     // $1 (PostgreSQL); ?NNN, :name, @name, $name (SQLite)
+  parameter,     // $1 (PostgreSQL); ?NNN, :name, @name, $name (SQLite); @name, @@name (T-SQL)
   semicolon,     // ;
   open_paren,    // (
   close_paren,   // )

@@ -1,4 +1,6 @@
-// omgdb tests — every adapter method against every dialect (the same fixture in each).
+// omgdb tests — every adapter method against every dialect (the same fixture in each): the
+// native adapters (run.sh) and the ODBC adapter through each server's ODBC driver
+// (run.sh --odbc), with the same SQL and the same expected results.
 #include <thread>
 
 #include <boost/json/parse.hpp>
@@ -15,13 +17,14 @@ std::string_view pick(sql_dialect d, std::string_view sqlite, std::string_view p
 
 TEST_CASE("all three servers are there") {
   if (env("OMGDB_TEST_ALLOW_MISSING") == "1") return;
-  CHECK(all_dialects().size() == 3);
+  CHECK(all_targets().size() == 3);
 }
 
 TEST_CASE("execute returns columns with types and nullability, and exact JSON values") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto out = run(*a, "SELECT id, name, price, big, ratio, data, note FROM items WHERE id <= 3 ORDER BY id", ro());
     REQUIRE(out.columns.size() == 7);
     CHECK(out.columns[0].name == "id");
@@ -51,9 +54,10 @@ TEST_CASE("execute returns columns with types and nullability, and exact JSON va
 }
 
 TEST_CASE("max_rows stops at a row count and says more rows are available") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto o = ro();
     o.max_rows = 10;
     auto out = run(*a, "SELECT id, note FROM items ORDER BY id", o);
@@ -68,9 +72,10 @@ TEST_CASE("max_rows stops at a row count and says more rows are available") {
 }
 
 TEST_CASE("max_bytes cuts the rows at a row boundary and says so") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto o = ro();
     o.max_rows = 1000;
     o.max_bytes = 2000;
@@ -83,9 +88,10 @@ TEST_CASE("max_bytes cuts the rows at a row boundary and says so") {
 }
 
 TEST_CASE("schema_summary lists relations in order, with columns, paged") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto all = a->schema_summary("", "", 0, 50, ro());
     REQUIRE_MESSAGE(all.ok(), (all.ok() ? "" : all.error().message));
     auto& rels = all->at("relations").as_array();
@@ -124,9 +130,10 @@ TEST_CASE("schema_summary lists relations in order, with columns, paged") {
 }
 
 TEST_CASE("table_indexes names each index with its columns; an unknown table is an error naming it") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto ix = a->table_indexes("", "items", ro());
     REQUIRE_MESSAGE(ix.ok(), (ix.ok() ? "" : ix.error().message));
     CHECK(ix->at("table") == "items");
@@ -157,9 +164,10 @@ TEST_CASE("table_indexes names each index with its columns; an unknown table is 
 }
 
 TEST_CASE("explain returns the plan without running the statement, writes included") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto before = fingerprint(*a);
     auto plan = a->explain("SELECT * FROM items WHERE name = 'apple'", ro());
     REQUIRE_MESSAGE(plan.ok(), (plan.ok() ? "" : plan.error().message));
@@ -180,9 +188,10 @@ TEST_CASE("explain returns the plan without running the statement, writes includ
 }
 
 TEST_CASE("ping answers") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto p = a->ping(ro());
     REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.error().message));
     CHECK(!p->empty());
@@ -190,9 +199,10 @@ TEST_CASE("ping answers") {
 }
 
 TEST_CASE("more than one statement is refused at the protocol level, read-only or not") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto before = fingerprint(*a);
     for (std::string_view sql : {"SELECT 1; DELETE FROM scratch", "COMMIT; DELETE FROM items",
                                  "SELECT 1; INSERT INTO scratch VALUES ('multi', 1)"}) {
@@ -207,9 +217,10 @@ TEST_CASE("more than one statement is refused at the protocol level, read-only o
 }
 
 TEST_CASE("read-only execution refuses plain writes, DDL and data-modifying CTEs") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto before = fingerprint(*a);
     for (std::string_view sql : {
              "DELETE FROM items",
@@ -231,9 +242,10 @@ TEST_CASE("read-only execution refuses plain writes, DDL and data-modifying CTEs
 }
 
 TEST_CASE("writes commit in one statement and report the affected count") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto ins = run(*a, "INSERT INTO scratch (k, v) VALUES ('w1', 1), ('w2', 2)", rw());
     CHECK(ins.affected == 2);
     CHECK(ins.committed);
@@ -253,11 +265,12 @@ TEST_CASE("writes commit in one statement and report the affected count") {
 namespace omgdb::test {
 
 TEST_CASE("locks taken by a read are gone when the call returns") {
-  for (auto d : all_dialects()) {
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
     if (d == sql_dialect::sqlite) continue;  // read handles cannot open a transaction at all
-    CAPTURE(config::to_string(d));
-    auto a = open(d, 1);
-    auto other = open(d, 1);
+    CAPTURE(t.name());
+    auto a = open(t, 1);
+    auto other = open(t, 1);
     std::vector<std::string_view> locking;
     if (d == sql_dialect::postgres) locking = {"SELECT pg_advisory_lock(7)", "LOCK TABLE items IN ROW SHARE MODE"};
     else locking = {"SELECT * FROM items WHERE id = 1 FOR UPDATE", "LOCK TABLES items WRITE",
@@ -272,15 +285,19 @@ TEST_CASE("locks taken by a read are gone when the call returns") {
 }
 
 TEST_CASE("a call waiting for a pooled session gives up at its deadline or when cancelled") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d, 1);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t, 1);
     std::string_view slow = d == sql_dialect::postgres ? "SELECT pg_sleep(1.5)"
                             : d == sql_dialect::mysql  ? "SELECT SLEEP(1.5)"
                                                        : "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 "
                                                          "FROM r) SELECT count(*) FROM r";
     CHECK(scalar(*a, "SELECT 1") == "1");  // the one session is open: the busy call starts at once
-    std::thread busy([&] { (void)a->execute(slow, ro(std::chrono::milliseconds(1500))); });
+    // Through ODBC the text check refuses pg_sleep and SLEEP at read-only (side effects): there
+    // the sleep runs as a write (the same pool); natively it runs read-only as always.
+    const auto busy_opts = t.odbc ? rw(std::chrono::milliseconds(1500)) : ro(std::chrono::milliseconds(1500));
+    std::thread busy([&] { (void)a->execute(slow, busy_opts); });
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     auto start = std::chrono::steady_clock::now();
     std::string msg = refuse(*a, "SELECT 1", ro(std::chrono::milliseconds(300)));
@@ -296,11 +313,12 @@ TEST_CASE("a call waiting for a pooled session gives up at its deadline or when 
 namespace omgdb::test {
 
 TEST_CASE("a pooled session closed by the server is replaced before the statement runs") {
-  for (auto d : all_dialects()) {
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
     if (d == sql_dialect::sqlite) continue;
-    CAPTURE(config::to_string(d));
-    auto a = open(d, 1);
-    auto other = open(d, 1);
+    CAPTURE(t.name());
+    auto a = open(t, 1);
+    auto other = open(t, 1);
     bool pg = d == sql_dialect::postgres;
     std::string id = scalar(*a, pg ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()");
     if (pg) run(*other, "SELECT pg_terminate_backend(" + id + ")", rw());
@@ -324,9 +342,10 @@ TEST_CASE("a pooled session closed by the server is replaced before the statemen
 namespace omgdb::test {
 
 TEST_CASE("many threads share one adapter and its small pool") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d, 2);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t, 2);
     std::atomic<int> ok{0}, failed{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 6; ++t)
@@ -352,9 +371,10 @@ TEST_CASE("many threads share one adapter and its small pool") {
 namespace omgdb::test {
 
 TEST_CASE("explain never executes: no sleep, no ANALYZE smuggled in front of the statement") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto before = fingerprint(*a);
     std::string sleep = d == sql_dialect::postgres ? "SELECT pg_sleep(5)"
                         : d == sql_dialect::mysql  ? "SELECT SLEEP(5)"
@@ -376,9 +396,10 @@ TEST_CASE("explain never executes: no sleep, no ANALYZE smuggled in front of the
 namespace omgdb::test {
 
 TEST_CASE("a value longer than the byte budget ends the result as truncated") {
-  for (auto d : all_dialects()) {
-    CAPTURE(config::to_string(d));
-    auto a = open(d);
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
     auto o = ro();
     o.max_bytes = 1000;
     std::string_view sql = pick(d, "SELECT 1, 'small' UNION ALL SELECT 2, printf('%.5000c', 'x')",

@@ -45,13 +45,67 @@ inline config::connection connection_for(sql_dialect d, unsigned pool_size = 2) 
   return c;
 }
 
-inline std::unique_ptr<sql::adapter> open(sql_dialect d, unsigned pool_size = 2) {
-  auto c = connection_for(d, pool_size);
-  REQUIRE_MESSAGE((d == sql_dialect::sqlite ? !c.file.empty() : c.port != 0),
-                  "run this binary through tests/sql_servers/run.sh (no server for ", config::to_string(d), ")");
+// One server reached one way: natively (libpq, libmariadb, sqlite3) or through unixODBC and
+// the server's ODBC driver (run.sh --odbc registers them in a private odbcinst.ini under the
+// names omgdb-postgres, omgdb-mariadb and omgdb-sqlite), declared as `declared`.
+struct target {
+  sql_dialect dialect = sql_dialect::sqlite;  // the server
+  bool odbc = false;
+  sql_dialect declared = sql_dialect::sqlite;  // the SQL the ODBC connection is declared to speak
+  std::string name() const {
+    std::string n(config::to_string(dialect));
+    if (odbc) n += " via ODBC (declared " + std::string(config::to_string(declared)) + ")";
+    return n;
+  }
+};
+
+// The ODBC form of a native connection: the same server, user, password and file.
+inline config::connection odbc_connection(const config::connection& native, sql_dialect declared) {
+  config::connection c = native;
+  c.kind = config::connection_kind::odbc;
+  c.dialect = declared;
+  c.name = native.name + "-odbc";
+  c.host.clear();
+  c.port = 0;
+  c.database.clear();
+  c.file.clear();
+  if (native.dialect == sql_dialect::sqlite) {
+    c.odbc = "Driver={omgdb-sqlite};Database=" + native.file;
+    c.password.clear();
+    c.user.clear();
+  } else if (native.dialect == sql_dialect::postgres) {
+    c.odbc = "Driver={omgdb-postgres};Server=" + native.host + ";Port=" + std::to_string(native.port) +
+             ";Database=" + native.database;
+  } else {
+    c.odbc = "Driver={omgdb-mariadb};Server=" + native.host + ";Port=" + std::to_string(native.port) +
+             ";Database=" + native.database;
+  }
+  return c;
+}
+
+inline config::connection connection_for(const target& t, unsigned pool_size = 2) {
+  auto c = connection_for(t.dialect, pool_size);
+  return t.odbc ? odbc_connection(c, t.declared) : c;
+}
+
+// OMGDB_TEST_TARGETS (run.sh): "native" (the default) or "odbc" — the ODBC drivers run.sh
+// found are listed in OMGDB_TEST_ODBC_DRIVERS ("postgres mysql sqlite").
+inline bool odbc_mode() { return env("OMGDB_TEST_TARGETS") == "odbc"; }
+
+inline std::unique_ptr<sql::adapter> open(const target& t, unsigned pool_size = 2) {
+  auto c = connection_for(t, pool_size);
+  REQUIRE_MESSAGE((t.dialect == sql_dialect::sqlite ? !env("OMGDB_TEST_SQLITE_FILE").empty()
+                                                    : !env(t.dialect == sql_dialect::postgres ? "OMGDB_TEST_PG_PORT"
+                                                                                              : "OMGDB_TEST_MARIADB_PORT")
+                                                           .empty()),
+                  "run this binary through tests/sql_servers/run.sh (no server for ", t.name(), ")");
   auto a = sql::make_adapter(c);
   REQUIRE_MESSAGE(a.ok(), (a.ok() ? "" : a.error().message));
   return std::move(a).value();
+}
+
+inline std::unique_ptr<sql::adapter> open(sql_dialect d, unsigned pool_size = 2) {
+  return open(target{d, false, d}, pool_size);
 }
 
 // The dialects whose server run.sh started (all three there; a developer may run the binary
@@ -62,6 +116,18 @@ inline std::vector<sql_dialect> all_dialects() {
   if (!env("OMGDB_TEST_SQLITE_FILE").empty()) v.push_back(sql_dialect::sqlite);
   if (!env("OMGDB_TEST_PG_PORT").empty()) v.push_back(sql_dialect::postgres);
   if (!env("OMGDB_TEST_MARIADB_PORT").empty()) v.push_back(sql_dialect::mysql);
+  return v;
+}
+
+// What the shared suite (common_test.cpp) runs against: every server natively, or — in ODBC
+// mode — every server whose ODBC driver run.sh registered, declared as its own dialect.
+inline std::vector<target> all_targets() {
+  std::vector<target> v;
+  const std::string drivers = env("OMGDB_TEST_ODBC_DRIVERS");
+  for (auto d : all_dialects()) {
+    if (!odbc_mode()) v.push_back(target{d, false, d});
+    else if (drivers.find(std::string(config::to_string(d))) != std::string::npos) v.push_back(target{d, true, d});
+  }
   return v;
 }
 

@@ -79,6 +79,7 @@ std::vector<sql_dialect> parse_dialects(const std::string& field) {
     if (name == "postgres") out.push_back(sql_dialect::postgres);
     else if (name == "mysql") out.push_back(sql_dialect::mysql);
     else if (name == "sqlite") out.push_back(sql_dialect::sqlite);
+    else if (name == "mssql") out.push_back(sql_dialect::mssql);
     else return {};
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -101,7 +102,7 @@ std::vector<corpus_line> load(const std::string& file) {
     auto sql = unescape(f[2]);
     REQUIRE_MESSAGE(sql.has_value(), "the SQL field has an invalid backslash escape");
     corpus_line c{number, parse_dialects(f[0]), f[1], *sql, f[3], f[4]};
-    REQUIRE_MESSAGE(!c.dialects.empty(), "the dialect field is all or a list of postgres,mysql,sqlite");
+    REQUIRE_MESSAGE(!c.dialects.empty(), "the dialect field is all or a list of postgres,mysql,sqlite,mssql");
     REQUIRE_MESSAGE(!c.note.empty(), "every line names its technique");
     out.push_back(std::move(c));
   }
@@ -147,6 +148,57 @@ TEST_CASE("every benign query in the corpus is read-only") {
   const auto lines = load("benign.tsv");
   CHECK(lines.size() >= 60);
   CHECK(replay("benign.tsv", {"read_only"}) >= lines.size());
+}
+
+std::size_t count_for(const std::vector<corpus_line>& lines, sql_dialect d) {
+  std::size_t n = 0;
+  for (const auto& c : lines)
+    for (auto x : c.dialects) n += x == d ? 1 : 0;
+  return n;
+}
+
+TEST_CASE("the T-SQL corpus: every bypass is refused or a write, every benign twin reads (no server needed)") {
+  const auto bypass = load("bypass.tsv");
+  const auto benign = load("benign.tsv");
+  // The T-SQL items of issue 35 and docs/sql-safety.md: at least this many lines each.
+  CHECK(count_for(bypass, sql_dialect::mssql) >= 120);
+  CHECK(count_for(benign, sql_dialect::mssql) >= 50);
+  std::size_t bypasses = 0, refused_twins = 0;
+  for (const auto& c : bypass) {
+    for (auto d : c.dialects) {
+      if (d != sql_dialect::mssql) continue;
+      const auto got = classify(c.sql, d);
+      INFO("bypass.tsv:" << c.number << " " << c.sql << " → " << got.reason);
+      if (got.kind == verdict::read_only) ++bypasses;
+      CHECK(name(got.kind) == c.expected);
+    }
+  }
+  for (const auto& c : benign) {
+    for (auto d : c.dialects) {
+      if (d != sql_dialect::mssql) continue;
+      const auto got = classify(c.sql, d);
+      INFO("benign.tsv:" << c.number << " " << c.sql << " → " << got.reason);
+      if (got.kind != verdict::read_only) ++refused_twins;
+      CHECK(got.kind == verdict::read_only);
+    }
+  }
+  CHECK(bypasses == 0);
+  CHECK(refused_twins == 0);
+  MESSAGE("T-SQL corpus: " << count_for(bypass, sql_dialect::mssql) << " bypass lines, " << bypasses << " read as read-only; "
+                           << count_for(benign, sql_dialect::mssql) << " benign twins, " << refused_twins << " refused");
+}
+
+// `ansi` (a data source none of the dialects describes) is read-only only where every dialect
+// agrees, so no bypass line of any dialect is read-only under it. (The T-SQL reading alone may
+// call a MySQL-only bypass a read: SQL Server reads `--1;DROP` as a comment, and rightly so.)
+TEST_CASE("no bypass line of any dialect reads as read-only under ansi") {
+  std::size_t lines = 0;
+  for (const auto& c : load("bypass.tsv")) {
+    INFO("bypass.tsv:" << c.number << " " << c.sql);
+    CHECK(classify(c.sql, sql_dialect::ansi).kind != verdict::read_only);
+    ++lines;
+  }
+  CHECK(lines >= 390);
 }
 
 TEST_CASE("the corpus escape format round-trips backslashes, tabs and raw bytes") {

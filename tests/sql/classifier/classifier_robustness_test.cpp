@@ -13,7 +13,8 @@ using omgdb::sql::verdict;
 
 namespace {
 
-constexpr sql_dialect k_dialects[] = {sql_dialect::postgres, sql_dialect::mysql, sql_dialect::sqlite};
+constexpr sql_dialect k_dialects[] = {sql_dialect::postgres, sql_dialect::mysql, sql_dialect::sqlite,
+                                      sql_dialect::mssql, sql_dialect::ansi};
 
 bool answered(const omgdb::sql::classification& c) {
   if (c.kind == verdict::read_only) return c.reason.empty();
@@ -36,7 +37,8 @@ TEST_CASE("random SQL-shaped text always gets a verdict with a reason") {
   static const char* const pieces[] = {
       "SELECT", " ", "'", "\"", "`", "$$", "$a$", "E'", "\\", "--", "-- ", "#", "/*", "*/", "/*!",
       ";", "(", ")", "[", "]", ".", ":=", "$1", "?", ":x", "@v", "FOR", "UPDATE", "INTO", "WITH",
-      "DELETE", "x", "1", "0x1F", "\n", "sleep(", "PRAGMA", "é", "\xff", "U&'", "X'", "N'"};
+      "DELETE", "x", "1", "0x1F", "\n", "sleep(", "PRAGMA", "é", "\xff", "U&'", "X'", "N'",
+      "]]", "#t", "@@x", "GO", "CASE", "END", "{", "OPENQUERY("};
   std::mt19937 rng(3);
   std::uniform_int_distribution<std::size_t> pick(0, std::size(pieces) - 1);
   std::uniform_int_distribution<int> len(0, 40);
