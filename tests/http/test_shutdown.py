@@ -114,7 +114,8 @@ class TokenShare(unittest.TestCase):
             for name, token in (('alpha', ALPHA), ('beta', BETA)):
                 f.write('[[http.tokens]]\nname = "%s"\nsha256 = "%s"\nscope = "read-write"\n'
                         % (name, hashlib.sha256(token.encode()).hexdigest()))
-        d = Daemon('--config', cfg, '--conformance-fixtures', '--workers', '2', '--shutdown-deadline', '1', token=None)
+        slow = slow_store()
+        d = Daemon('--config', cfg, '--workers', '2', '--shutdown-deadline', '1', token=None)
         stuck = []
         try:
             path = new_store(d)
@@ -130,8 +131,9 @@ class TokenShare(unittest.TestCase):
                 return time.monotonic() - started
 
             beta_find()  # opens the store
-            for i in range(3):  # three sessions of one token, each with a call that holds its worker
-                stuck.append(start_call(d, initialize(d, token=ALPHA), 30 + i, STUCK, {}, token=ALPHA))
+            for i in range(3):  # three sessions of one token, each with a long count (tens of seconds)
+                stuck.append(start_call(d, initialize(d, token=ALPHA), 30 + i, 'count_documents',
+                                        {'path': slow, 'collection': 'c', 'filter': SLOW}, token=ALPHA))
             time.sleep(0.5)
             latencies = [beta_find() for _ in range(10)]
             report("other token's find while one token's 3 sessions hold calls (ms, median/max)",
@@ -146,7 +148,7 @@ class TokenShare(unittest.TestCase):
 
 def raw_request(d, lines, body):
     s = socket.create_connection(('127.0.0.1', d.port), timeout=10)
-    head = ['POST /mcp HTTP/1.1'] + lines + ['Content-Length: %d' % len(body), '', '']
+    head = ['POST /mcp HTTP/1.1'] + lines + ['Connection: close', 'Content-Length: %d' % len(body), '', '']
     s.sendall('\r\n'.join(head).encode() + body)
     reply = b''
     while True:
