@@ -492,12 +492,6 @@ bool session::cancel_request(const std::string& key) {
   return b != e;
 }
 
-void session::cancel(std::string_view key) {
-  std::lock_guard lock(mu_);
-  auto [b, e] = calls_.equal_range(std::string(key));
-  for (auto c = b; c != e; ++c) cancel_call(*c->second, cancel_reason::client);
-}
-
 void session::wait_idle() {
   std::unique_lock lock(mu_);
   idle_cv_.wait(lock, [this] { return calls_.empty(); });

@@ -96,12 +96,10 @@ class session : public std::enable_shared_from_this<session> {
   // Cancels every call still queued or running; their replies are dropped. Calls see the
   // client as gone (call_context::client_gone).
   void cancel_all();
-  // Cancels the calls of request `key` (serialized id), as notifications/cancelled would, but
-  // sends nothing: its transport has already closed the response (2026-07-28 over HTTP).
-  void cancel(std::string_view key);
-  // The client went away from one request (its HTTP POST closed before the answer): the call
-  // `key` (a serialized id) is cancelled as cancel_all does, and its reply dropped. False
-  // when no such call is queued or running.
+  // The client went away from one request (its HTTP POST closed before the answer, or a
+  // 2026-07-28 response closed at any point): the call `key` (a serialized id) is cancelled as
+  // cancel_all does (reason client_gone), and its reply dropped. False when no such call is
+  // queued or running.
   bool cancel_request(const std::string& key);
   // The client stopped sending (end of stdin): running calls continue and are answered, but
   // waits for a person (SQL approvals) end, since nobody is left to receive their result.
