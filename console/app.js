@@ -229,7 +229,7 @@
         tr.appendChild(el("td", null, c.tool));
         tr.appendChild(el("td", null, c.store || c.connection || ""));
         tr.appendChild(el("td", null, (Math.round(c.durationMs * 10) / 10) + " ms"));
-        tr.appendChild(el("td", c.outcome === "ok" ? "ok" : "bad", c.outcome));
+        tr.appendChild(el("td", c.outcome === "ok" ? "ok" : "bad", c.outcome + (c.note ? " (" + c.note + ")" : "")));
         tr.appendChild(el("td", "error", c.error || ""));
         tb.appendChild(tr);
       });

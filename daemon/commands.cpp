@@ -15,6 +15,7 @@
 #include "daemon/http_setup.hpp"
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
+#include "daemon/shutdown.hpp"
 #include "daemon/sql_runtime.hpp"
 #include "engine/store/store.hpp"
 #include "mcp/server.hpp"
@@ -90,6 +91,18 @@ int run_via_bridge(const mcp_command& cmd) {
   return transports::run_via(o);
 }
 
+// The catalogue, plus the test fixture tools with --conformance-fixtures.
+static std::vector<mcp::tool> catalogue_of(const mcp_command& cmd, std::shared_ptr<live_settings> live,
+                                           std::shared_ptr<engine::store_registry> stores,
+                                           std::shared_ptr<sql::service> sql) {
+  auto catalogue = build_catalogue(std::move(live), std::move(stores), std::move(sql));
+  if (cmd.conformance_fixtures) {
+    log::warning("--conformance-fixtures adds the test fixture tools; test runs only");
+    for (auto& t : tools::conformance_fixture_tools()) catalogue.push_back(std::move(t));
+  }
+  return catalogue;
+}
+
 // `omgdb mcp --http ADDR`: stdio and HTTP on one event loop and one server.
 static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, mcp::server_options opts,
                              std::shared_ptr<live_settings> live, std::shared_ptr<engine::store_registry> stores,
@@ -127,15 +140,17 @@ static int run_mcp_with_http(const mcp_command& cmd, const config::settings& s, 
     std::cerr.flush();
   };
   opts.max_in_flight = s.http.max_in_flight;
+  end_process_on_abandon(opts, stores);
   auto calls = std::make_shared<mcp::call_history>();
   record_calls(opts, calls);
   // stderr here is read by the MCP client that started us: the login link goes to the terminal only.
   if (s.console.enabled) enable_console(http, s, local_console_backend(sql, stores, calls, live), print_to_terminal());
   int status = 0;
   {
-    mcp::server srv(opts, build_catalogue(live, stores, sql));
+    mcp::server srv(opts, catalogue_of(cmd, live, stores, sql));
     transports::stdio_options io;
     io.on_signal_exit = [stores] { stores->close_all(); };
+    io.shutdown_deadline = s.http.shutdown_deadline;
     status = transports::run_stdio_and_http(srv, s.scope, io, http);
   }
   stores->close_all();
@@ -167,12 +182,14 @@ int run_mcp(const mcp_command& cmd) {
   if (!cmd.http.empty()) return run_mcp_with_http(cmd, *loaded, opts, live, stores, sql);
   // stdio alone has one session: with no share configured it may use every worker.
   if (opts.session_workers == 0) opts.session_workers = 256;
+  end_process_on_abandon(opts, stores);
   int status = 0;
   {
-    mcp::server srv(opts, build_catalogue(live, stores, sql));
+    mcp::server srv(opts, catalogue_of(cmd, live, stores, sql));
     log::info("serving MCP on stdio at scope " + std::string(auth::to_string(scope)));
     transports::stdio_options io;
     io.on_signal_exit = [stores] { stores->close_all(); };
+    io.shutdown_deadline = loaded->http.shutdown_deadline;
     status = transports::run_stdio(srv, scope, io);
   }
   stores->close_all();

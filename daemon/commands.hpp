@@ -19,6 +19,7 @@ struct mcp_command {
   std::vector<std::string> rejected;       // options that standalone mode refuses (--http, …)
   std::string via;                         // --via URL: bridge stdio to a running daemon
   std::string http;                        // --http HOST:PORT: also serve Streamable HTTP there
+  bool conformance_fixtures = false;       // add the test fixture tools (tests only)
 };
 
 int run_mcp(const mcp_command& cmd);

@@ -89,6 +89,13 @@ int main(int argc, char** argv) {
   auto* via_opt = mcp_cmd->add_option("--via", mcp.via,
                                       "Forward to a running `omgdb serve` at this URL, e.g. http://127.0.0.1:41922/mcp "
                                       "(token from OMGDB_HTTP_TOKEN)");
+  mcp_cmd->add_option_function<unsigned>("--shutdown-deadline",
+                                         [&mcp](unsigned v) { mcp.given.shutdown_deadline_seconds = v; },
+                                         "Seconds calls get to stop after SIGTERM, or past their own deadline after the "
+                                         "end of stdin, before the process ends without them (default 10)")
+      ->check(CLI::Range(0u, 3600u));
+  mcp_cmd->add_flag("--conformance-fixtures", mcp.conformance_fixtures,
+                    "Add the test fixture tools, as `serve --conformance-fixtures` does (test runs only)");
   auto* http_opt = mcp_cmd->add_option("--http", mcp.http,
                                        "Also serve Streamable HTTP on HOST:PORT from the same server (tokens and limits "
                                        "as `omgdb serve`; docs/http.md)");
@@ -133,7 +140,8 @@ int main(int argc, char** argv) {
                                            "Seconds between keep-alive comments on idle SSE streams (default 15)")
       ->check(CLI::Range(1u, 3600u));
   serve_cmd->add_option_function<unsigned>("--shutdown-deadline", [&g](unsigned v) { g.shutdown_deadline_seconds = v; },
-                                           "Seconds running calls get after SIGTERM (default 10)")
+                                           "Seconds running calls get to stop after SIGTERM before the process ends "
+                                           "without them (default 10)")
       ->check(CLI::Range(0u, 3600u));
   serve_cmd->add_option_function<std::size_t>("--event-log-events", [&g](std::size_t v) { g.event_log_events = v; },
                                               "SSE events kept per session for Last-Event-ID (default 1024)")

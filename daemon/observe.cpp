@@ -62,6 +62,7 @@ void text_line(const mcp::call_event& e, std::string_view outcome, std::string_v
   thread_local std::string line;
   line.clear();
   line.append("tool call ").append(e.tool).append(" ").append(outcome);
+  if (!e.note.empty()) line.append(" (").append(e.note).append(")");
   line.append(" request_id=").append(e.request_id);
   line.append(" session=").append(e.session);
   line.append(" tool=").append(e.tool);
@@ -83,12 +84,13 @@ void install_observer(mcp::server_options& opts) {
     std::string_view ms_text(ms, ec == std::errc() ? static_cast<std::size_t>(end - ms) : 0);
     try {
       if (current_log_output() == log_output::text) return text_line(e, outcome, ms_text);
-      log_event(log::level::info, "tool call " + std::string(e.tool) + " " + std::string(outcome),
-                {{"REQUEST_ID", std::string(e.request_id)},
-                 {"SESSION", std::string(e.session)},
-                 {"TOOL", std::string(e.tool)},
-                 {"DURATION_MS", std::string(ms_text)},
-                 {"OUTCOME", std::string(outcome)}});
+      std::vector<log_field> fields{{"REQUEST_ID", std::string(e.request_id)},
+                                    {"SESSION", std::string(e.session)},
+                                    {"TOOL", std::string(e.tool)},
+                                    {"DURATION_MS", std::string(ms_text)},
+                                    {"OUTCOME", std::string(outcome)}};
+      if (!e.note.empty()) fields.push_back({"NOTE", std::string(e.note)});
+      log_event(log::level::info, "tool call " + std::string(e.tool) + " " + std::string(outcome), fields);
     } catch (...) {
     }
   };

@@ -15,6 +15,7 @@
 #include "daemon/observe.hpp"
 #include "daemon/runtime.hpp"
 #include "daemon/service.hpp"
+#include "daemon/shutdown.hpp"
 #include "daemon/sql_runtime.hpp"
 #include "engine/store/store.hpp"
 #include "mcp/server.hpp"
@@ -100,6 +101,7 @@ int run_serve(const serve_command& cmd) {
   opts.session_workers = s.session_workers;
   opts.call_memory_bytes = s.call_memory_bytes;
   install_observer(opts);
+  end_process_on_abandon(opts, stores);  // SIGTERM with calls that ignore their flag
   auto calls = std::make_shared<mcp::call_history>();
   record_calls(opts, calls);
   if (s.console.enabled) enable_console(http, s, local_console_backend(sql, stores, calls, live), print_to_stderr());

@@ -54,6 +54,7 @@ void call_history::record(const call_event& e) {
   r.connection = string_arg(e.arguments, "connection");
   r.duration_ms = e.milliseconds;
   r.outcome = e.cancelled ? "cancelled" : e.is_error ? "error" : "ok";
+  r.note = std::string(e.note);
   if (e.is_error && e.result && !e.result->texts.empty()) {
     std::string_view text = e.result->texts.front();
     if (text.rfind("Error: ", 0) == 0) text.remove_prefix(7);
@@ -112,6 +113,7 @@ bj::object to_json(const call_record& r) {
                {"outcome", r.outcome}};
   if (!r.store.empty()) o["store"] = r.store;
   if (!r.connection.empty()) o["connection"] = r.connection;
+  if (!r.note.empty()) o["note"] = r.note;
   if (!r.error.empty()) o["error"] = r.error;
   return o;
 }

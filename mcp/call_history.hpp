@@ -3,7 +3,8 @@
 //
 // One record per finished tools/call: when it finished, the session, the tool, the store
 // (`path` argument) or SQL connection (`connection` argument) it named, its duration, its
-// outcome and, for a failure, the first `max_error_bytes` of the error text. Never the
+// outcome (a call that committed is "ok" even when its client hung up meanwhile: the note
+// says so) and, for a failure, the first `max_error_bytes` of the error text. Never the
 // arguments' other values, never a result's content (no rows, no documents). At most
 // `capacity` records are kept; the oldest go first. Thread-safe: `record` is called on the
 // worker threads (server_options::on_call), the readers on the HTTP event loop.
@@ -33,7 +34,8 @@ struct call_record {
   std::string store;           // the `path` argument when it is a string, else ""
   std::string connection;      // the `connection` argument when it is a string, else ""
   double duration_ms = 0;
-  std::string outcome;         // "ok", "error" or "cancelled"
+  std::string outcome;         // "ok", "error" or "cancelled" (stopped by its flag)
+  std::string note;            // a call that finished although its flag was set: "client gone", …
   std::string error;           // outcome "error": the error text, cut at max_error_bytes
 };
 
@@ -67,7 +69,7 @@ class call_history {
   std::uint64_t next_seq_ = 1;
 };
 
-// {"seq","time","session","label","tool","store"?,"connection"?,"durationMs","outcome","error"?}
+// {"seq","time","session","label","tool","store"?,"connection"?,"durationMs","outcome","note"?,"error"?}
 boost::json::object to_json(const call_record& r);
 boost::json::array to_json(const std::vector<call_record>& rs);
 

@@ -32,10 +32,30 @@ void cancel_call(Call& c, cancel_reason why) {
   c.cancelled = true;
 }
 // A call cancelled for its client (by it, or because it went away) gets no response; a call
-// stopped by its deadline answers with the error saying so.
+// stopped by its deadline or by a shutdown answers with the error saying so.
 template <class Call>
 bool answer_dropped(const Call& c) {
-  return c.cancelled && c.reason.load() != cancel_reason::deadline;
+  if (!c.cancelled) return false;
+  auto why = c.reason.load();
+  return why == cancel_reason::client || why == cancel_reason::client_gone;
+}
+
+// What the history and the log add to the outcome of a call that finished although its flag
+// was set meanwhile (a write that committed as its client hung up).
+std::string_view finished_note(cancel_reason why) {
+  switch (why) {
+    case cancel_reason::client: return "cancelled by the client";
+    case cancel_reason::client_gone: return "client gone";
+    case cancel_reason::deadline: return "deadline passed";
+    case cancel_reason::shutdown: return "server stopping";
+    default: return "";
+  }
+}
+
+constexpr std::int64_t not_started = 0;
+constexpr std::int64_t no_deadline = INT64_MAX;
+std::int64_t steady_ns(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 }  // namespace
 
@@ -48,6 +68,9 @@ struct session::call_state {
   call_style style;
   std::atomic<bool> cancelled{false};
   std::atomic<cancel_reason> reason{cancel_reason::none};  // why `cancelled` was set
+  // When its deadline passes (steady clock, ns): not_started until it runs, no_deadline
+  // without one. Read by overdue() (stdio's end of input).
+  std::atomic<std::int64_t> due_ns{not_started};
   std::mutex progress_mu;
   double last_progress = -1;
   double last_total = 0;
@@ -57,9 +80,11 @@ session::session(server& srv, auth::scope ceiling, send_fn send)
     : server_(srv), ceiling_(ceiling), send_(std::move(send)), log_level_(default_level) {
   static std::atomic<unsigned long> counter{0};
   id_ = "mcp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  server_.enlist(this);  // last: a shutdown may reach this session from now on
 }
 
 session::~session() {
+  server_.delist(this);  // first: no shutdown walks a session being destroyed
   cancel_all();
   wait_idle();
 }
@@ -240,6 +265,9 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
                 "` scope");
   }
   if (!violation.empty()) return fail("invalid JSON in the request: " + violation);
+  if (server_.stopping()) {
+    return fail("the server is shutting down; `" + name + "` was not started. Retry once it is back");
+  }
   auto call = std::make_shared<call_state>();
   if (auto ait = params.find("arguments"); ait != params.end() && !ait->value().is_null()) {
     if (!ait->value().is_object()) return fail("`arguments` must be an object");
@@ -277,7 +305,9 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   auto self = shared_from_this();
   // A quick tool (bounded, never waits) does not count against the session's share of the
   // workers, so it is never stuck behind the session's own long call.
-  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, t->quick ? nullptr : this);
+  // The share is the owner's: the session's, or over HTTP its token's (set_share_owner).
+  const void* owner = share_owner_ ? share_owner_.get() : static_cast<const void*>(this);
+  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, t->quick ? nullptr : owner);
   if (!queued) {
     finish_call(call, std::string());
     fail("server busy: " + std::to_string(server_.pool().max_queue()) +
@@ -318,7 +348,15 @@ void session::note_warm(const tool& t, const bj::object& args) {
 }
 
 void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run) {
-  if (call->cancelled) return finish_call(call, std::string());
+  // A call admitted as the shutdown began, after it walked the sessions, stops here too.
+  if (server_.stopping()) cancel_call(*call, cancel_reason::shutdown);
+  if (call->cancelled) {
+    if (answer_dropped(*call)) return finish_call(call, std::string());
+    // Shut down (or, in theory, past a deadline) before it started: answered, never run.
+    tool_result r = tool_result::failure("`" + call->target->name + "` was not started: the server is shutting down",
+                                         failure_kind::unavailable);
+    return finish_call(call, call_result_envelope(call->id, r, call->target->shape, call->style.result));
+  }
   std::chrono::milliseconds timeout = server_.options().call_timeout;
   if (timeout.count() > 0 && call->target->waits_for_person) timeout += server_.options().person_wait;
   call_context ctx;
@@ -364,6 +402,7 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   ctx.progress(0, 0, "started");
   tool_result r;
   auto started = std::chrono::steady_clock::now();
+  call->due_ns = timeout.count() > 0 ? steady_ns(started + timeout) : no_deadline;
   std::uint64_t ticket = 0;
   if (timeout.count() > 0) {
     // The timer holds the call weakly: a call that ended is not kept alive by its deadline.
@@ -388,7 +427,11 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   auto ms = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() / 1000.0;
   if (!inline_run) note_warm(*call->target, call->args);  // inline: warm already
   if (const auto& observe = server_.options().on_call) {
-    observe(call_event{call->target->name, call->key, label_, ms, r.is_error, call->cancelled.load(), id_,
+    // A call whose flag was set but that finished (a write that committed as its client hung
+    // up) is logged with its own outcome: "cancelled" means it stopped because of the flag.
+    const bool flagged = call->cancelled.load();
+    observe(call_event{call->target->name, call->key, label_, ms, r.is_error, flagged && r.is_error,
+                       flagged && !r.is_error ? finished_note(call->reason.load()) : std::string_view(), id_,
                        &call->args, &r});
   }
   if (answer_dropped(*call)) return finish_call(call, std::string());
@@ -415,6 +458,27 @@ void session::finish_call(const std::shared_ptr<call_state>& call, std::string m
 
 void session::end_of_input() { client_gone_ = true; }
 
+void session::stop_calls() {
+  std::lock_guard lock(mu_);
+  for (auto& [k, c] : calls_) cancel_call(*c, cancel_reason::shutdown);
+}
+
+bool session::wait_idle_until(std::chrono::steady_clock::time_point until) {
+  std::unique_lock lock(mu_);
+  return idle_cv_.wait_until(lock, until, [this] { return calls_.empty(); });
+}
+
+bool session::overdue(std::chrono::milliseconds grace) const {
+  const std::int64_t now = steady_ns(std::chrono::steady_clock::now());
+  const std::int64_t g = std::chrono::duration_cast<std::chrono::nanoseconds>(grace).count();
+  std::lock_guard lock(mu_);
+  for (const auto& [k, c] : calls_) {
+    std::int64_t due = c->due_ns.load();
+    if (due != not_started && due != no_deadline && now - due > g) return true;
+  }
+  return false;
+}
+
 void session::cancel_all() {
   client_gone_ = true;
   std::lock_guard lock(mu_);
@@ -426,12 +490,6 @@ bool session::cancel_request(const std::string& key) {
   auto [b, e] = calls_.equal_range(key);
   for (auto c = b; c != e; ++c) cancel_call(*c->second, cancel_reason::client_gone);
   return b != e;
-}
-
-void session::cancel(std::string_view key) {
-  std::lock_guard lock(mu_);
-  auto [b, e] = calls_.equal_range(std::string(key));
-  for (auto c = b; c != e; ++c) cancel_call(*c->second, cancel_reason::client);
 }
 
 void session::wait_idle() {

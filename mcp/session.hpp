@@ -17,6 +17,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -95,12 +96,10 @@ class session : public std::enable_shared_from_this<session> {
   // Cancels every call still queued or running; their replies are dropped. Calls see the
   // client as gone (call_context::client_gone).
   void cancel_all();
-  // Cancels the calls of request `key` (serialized id), as notifications/cancelled would, but
-  // sends nothing: its transport has already closed the response (2026-07-28 over HTTP).
-  void cancel(std::string_view key);
-  // The client went away from one request (its HTTP POST closed before the answer): the call
-  // `key` (a serialized id) is cancelled as cancel_all does, and its reply dropped. False
-  // when no such call is queued or running.
+  // The client went away from one request (its HTTP POST closed before the answer, or a
+  // 2026-07-28 response closed at any point): the call `key` (a serialized id) is cancelled as
+  // cancel_all does (reason client_gone), and its reply dropped. False when no such call is
+  // queued or running.
   bool cancel_request(const std::string& key);
   // The client stopped sending (end of stdin): running calls continue and are answered, but
   // waits for a person (SQL approvals) end, since nobody is left to receive their result.
@@ -109,6 +108,14 @@ class session : public std::enable_shared_from_this<session> {
   const std::string& id() const noexcept { return id_; }
   // Blocks until no call of this session is queued or running.
   void wait_idle();
+  // The same, at most until `until`; true when idle.
+  bool wait_idle_until(std::chrono::steady_clock::time_point until);
+  // Shutdown (server::begin_shutdown): every call queued or running gets its flag set with
+  // reason `shutdown`; each still answers (the shutdown error, or its result if it finished).
+  void stop_calls();
+  // True when a running call has passed its deadline by more than `grace`: it ignores its
+  // cancellation flag (stdio's end of input gives up waiting for it).
+  bool overdue(std::chrono::milliseconds grace) const;
 
   auth::scope ceiling() const noexcept { return ceiling_; }
   // Quick tools (tool::quick) run on the thread that hands the message over instead of on the
@@ -122,6 +129,10 @@ class session : public std::enable_shared_from_this<session> {
   void set_path_policy(std::shared_ptr<const auth::path_policy> paths) { paths_ = std::move(paths); }
   // Shares the keys with other sessions (set by the transport before the first message).
   void share_warm_keys(std::shared_ptr<warm_keys> keys) { warm_ = std::move(keys); }
+  // Whose share of the workers this session's calls count against (worker_pool's owner):
+  // sessions given the same key share one share (HTTP: every session of one bearer token).
+  // None (the default): the session's own. Set by the transport before the first message.
+  void set_share_owner(std::shared_ptr<const void> key) { share_owner_ = std::move(key); }
   std::string negotiated_version() const;
   bool initialized() const noexcept { return initialized_.load(); }
 
@@ -163,6 +174,7 @@ class session : public std::enable_shared_from_this<session> {
   std::string label_ = "-";
   bool run_quick_inline_ = false;
   std::shared_ptr<const auth::path_policy> paths_;
+  std::shared_ptr<const void> share_owner_;  // null: this session
 
   mutable std::mutex mu_;
   std::condition_variable idle_cv_;

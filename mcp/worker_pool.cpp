@@ -38,6 +38,17 @@ bool worker_pool::try_submit(std::function<void()> job, const void* owner) {
   return true;
 }
 
+bool worker_pool::wait_idle_until(std::chrono::steady_clock::time_point until) const {
+  std::unique_lock lock(mu_);
+  return idle_cv_.wait_until(lock, until, [this] { return idle(); });
+}
+
+std::size_t worker_pool::running() const {
+  std::lock_guard lock(mu_);
+  std::size_t all = unfinished_.load(std::memory_order_acquire);
+  return all > jobs_.size() ? all - jobs_.size() : 0;
+}
+
 std::size_t worker_pool::queued() const {
   std::lock_guard lock(mu_);
   return jobs_.size();
@@ -75,7 +86,10 @@ void worker_pool::run() {
       auto it = running_.find(job.owner);
       if (it != running_.end() && --it->second == 0) running_.erase(it);
     }
-    unfinished_.fetch_sub(1, std::memory_order_release);
+    if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard lock(mu_);  // a waiter checks idle() under mu_: no wake-up is lost
+      idle_cv_.notify_all();
+    }
     // A job of this owner may have waited for its share: another worker may take it now.
     if (had_owner && share_ != 0) cv_.notify_all();
   }

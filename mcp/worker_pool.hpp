@@ -1,14 +1,16 @@
 // omgdb mcp — a bounded pool of worker threads for tool handlers.
 //
 // Jobs run in submission order on up to `threads` threads, except that the jobs of one owner
-// (a session) occupy at most `owner_share` threads at once: a free worker takes the oldest
-// job whose owner is under its share, so one session flooding the pool leaves a worker for
-// the others' calls while its own wait. The queue holds at most `max_queue` jobs waiting to
+// (a bearer token's sessions together over HTTP, else one session) occupy at most
+// `owner_share` threads at once: a free worker takes the oldest job whose owner is under its
+// share, so one client flooding the pool leaves a worker for the others' calls while its own
+// wait. The queue holds at most `max_queue` jobs waiting to
 // start; try_submit refuses more, so a flood of requests gets a clear "server busy" answer
 // instead of unbounded memory. Thread-safe.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -24,7 +26,7 @@ class worker_pool {
  public:
   // `owner_share` 0: no per-owner limit.
   worker_pool(std::size_t threads, std::size_t max_queue, std::size_t owner_share = 0);
-  ~worker_pool();  // finishes queued jobs, then joins
+  ~worker_pool();  // finishes queued jobs, then joins (a stuck job blocks it: see wait_idle_until)
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
 
@@ -34,6 +36,10 @@ class worker_pool {
   std::size_t queued() const;
   // No job queued or running (a snapshot: another thread may submit the next moment).
   bool idle() const noexcept { return unfinished_.load(std::memory_order_acquire) == 0; }
+  // Blocks until no job is queued or running, or until `until`; true when idle.
+  bool wait_idle_until(std::chrono::steady_clock::time_point until) const;
+  // Jobs running now (a snapshot).
+  std::size_t running() const;
   std::size_t max_queue() const noexcept { return max_queue_; }
   std::size_t threads() const noexcept { return threads_.size(); }
   std::size_t owner_share() const noexcept { return share_; }
@@ -49,6 +55,7 @@ class worker_pool {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  mutable std::condition_variable idle_cv_;  // notified when unfinished_ reaches 0
   std::deque<job_entry> jobs_;
   std::map<const void*, std::size_t> running_;  // owner → jobs running now (owners with none absent)
   std::vector<std::thread> threads_;

@@ -42,6 +42,13 @@ handler_result with_progress(no_args&, const call& c) {
   return tool_result::text("Tool with progress executed successfully");
 }
 
+// A worker stuck in a loop that never polls its flag (what issue 29's SIGTERM tests need):
+// 30 s of sleep that no cancellation, deadline or shutdown shortens.
+handler_result ignores_cancellation(no_args&, const call&) {
+  for (int i = 0; i < 3000; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return tool_result::text("slept 30 s without looking at the cancellation flag");
+}
+
 tool_def fixture(std::string_view name, std::string_view description, runner<no_args> run) {
   return define<no_args>({name, description, read_only}, run);
 }
@@ -56,7 +63,11 @@ std::vector<mcp::tool> conformance_fixture_tools() {
       fixture("test_tool_with_logging",
               "Conformance fixture (test runs only): sends three log notifications while it runs.", with_logging),
       fixture("test_tool_with_progress",
-              "Conformance fixture (test runs only): reports progress 0, 50 and 100 of 100.", with_progress)};
+              "Conformance fixture (test runs only): reports progress 0, 50 and 100 of 100.", with_progress),
+      fixture("test_ignores_cancellation",
+              "Test fixture (test runs only): sleeps 30 s without polling its cancellation flag, as a call stuck "
+              "in a loop would.",
+              ignores_cancellation)};
   std::vector<mcp::tool> out;
   for (const auto& d : all) out.push_back(d.make(tool_env{}));
   return out;

@@ -225,29 +225,62 @@ std::optional<std::string> missing_collection_note(const engine::store& st, cons
   return note + (names.size() > 10 ? " and " + std::to_string(names.size() - 10) + " more." : ".");
 }
 
+// Every occurrence of `from` in `text` replaced by `to`, in one pass (a result of many
+// matches is copied once, not shifted per match).
 void replace_all(std::string& text, std::string_view from, std::string_view to) {
   if (from.empty()) return;
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
+  std::size_t at = text.find(from);
+  if (at == std::string::npos) return;
+  std::string out;
+  out.reserve(text.size());
+  std::size_t done = 0;
+  for (; at != std::string::npos; at = text.find(from, done)) {
+    out.append(text, done, at - done).append(to);
+    done = at + from.size();
   }
+  out.append(text, done, std::string::npos);
+  text = std::move(out);
 }
 
-// A confined (HTTP) client's error shows paths as it gave them, relative to its store root,
-// never the server's absolute paths: each resolved path becomes the given one, then what
-// remains under a store root loses the root's prefix, and a bare root is "the store root".
-void show_given_paths(mcp::tool_result& r, const mcp::call_context& ctx, const arg_list* list) {
-  if (!r.is_error || !ctx.paths) return;
-  auto roots = ctx.paths->roots();
+// A path as it appears inside a JSON string of a result's text (quotes and backslashes
+// escaped): what replace_all must look for in JSON texts besides the raw form.
+std::string json_escaped(std::string_view raw) {
+  std::string quoted;
+  json::append_quoted(quoted, raw);
+  return quoted.size() >= 2 ? quoted.substr(1, quoted.size() - 2) : std::string(raw);
+}
+
+void replace_path(std::string& text, std::string_view from, std::string_view to) {
+  replace_all(text, from, to);
+  if (std::string escaped = json_escaped(from); escaped != from) replace_all(text, escaped, json_escaped(to));
+}
+
+// A confined (HTTP) client's results — errors and successful texts alike, and so the
+// structuredContent made from them — show paths as it gave them, never the server's absolute
+// paths: each resolved path becomes the given one, the models directory is "the server's
+// models directory", then what remains under a store root loses the root's prefix, and a
+// bare root is "the store root". A document value that happens to hold such a path is shown
+// the same way (docs/decisions.md).
+void show_given_paths(mcp::tool_result& r, const mcp::call_context& ctx, const arg_list* list, const tool_env& env) {
+  if (!ctx.paths) return;
+  std::vector<std::pair<std::string, std::string>> swaps;  // in the order they apply
+  if (list) {
+    for (const auto& [resolved, given] : list->given_paths()) swaps.emplace_back(resolved, given);
+  }
+  if (env.models) {
+    std::string dir = env.models->directory().string();
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (dir.size() > 1 && dir.front() == '/') swaps.emplace_back(dir, "the server's models directory");
+  }
+  for (const auto& root : ctx.paths->roots()) {
+    std::string r_text = root.string();
+    while (r_text.size() > 1 && r_text.back() == '/') r_text.pop_back();
+    if (r_text.size() <= 1) continue;  // "/" confines nothing, and every '/' would go
+    swaps.emplace_back(r_text + "/", "");
+    swaps.emplace_back(r_text, "the store root");
+  }
   for (auto& text : r.texts) {
-    if (list) {
-      for (const auto& [resolved, given] : list->given_paths()) replace_all(text, resolved, given);
-    }
-    for (const auto& root : roots) {
-      std::string r_text = root.string();
-      while (r_text.size() > 1 && r_text.back() == '/') r_text.pop_back();
-      replace_all(text, r_text + "/", "");
-      replace_all(text, r_text, "the store root");
-    }
+    for (const auto& [from, to] : swaps) replace_path(text, from, to);
   }
 }
 
@@ -281,14 +314,16 @@ mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::ob
     arg_list list(args, c);
     auto r = body(list, c);
     if (!r && ctx.is_cancelled() && r.error().message.find("cancelled") != std::string::npos) {
-      return mcp::tool_result::failure(cancelled_failure(name, ctx, r.error()));
+      auto out = mcp::tool_result::failure(cancelled_failure(name, ctx, r.error()));
+      show_given_paths(out, ctx, &list, env);
+      return out;
     }
     if (!r) {
       auto out = mcp::tool_result::failure(r.error());
-      show_given_paths(out, ctx, &list);
+      show_given_paths(out, ctx, &list, env);
       return out;
     }
-    show_given_paths(*r, ctx, &list);
+    show_given_paths(*r, ctx, &list, env);
     if (note_missing && list.named_store() && list.named_collection() && !r->is_error) {
       if (auto note = missing_collection_note(*list.named_store(), *list.named_collection())) {
         r->texts.push_back(std::move(*note));
@@ -300,7 +335,7 @@ mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::ob
   } catch (const std::exception& e) {
     auto out = mcp::tool_result::failure("internal error in `" + std::string(name) + "`: " + e.what(),
                                          failure_kind::internal);
-    show_given_paths(out, ctx, nullptr);
+    show_given_paths(out, ctx, nullptr, env);
     return out;
   }
 }

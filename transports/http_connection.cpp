@@ -49,14 +49,23 @@ bool same_name(std::string_view a, std::string_view b) noexcept { return beast::
 
 // Assigning into the view's strings reuses their storage, so a steady stream of requests
 // copies its headers without allocating.
-bool fill_view(const parser_type& parser, request_view& v) {
+std::string_view fill_view(const parser_type& parser, request_view& v) {
   const auto& req = parser.get();
   v.method.assign(req.method_string());
   v.target.assign(req.target());
   std::optional<std::string>* slots[] = {&v.host, &v.origin, &v.authorization, &v.content_type, &v.accept,
                                          &v.session_id, &v.protocol_version, &v.last_event_id,
                                          &v.cors_request_method, &v.mcp_method, &v.mcp_name};
+  // How each slot's header is named in the refusal of a repeat; "" for Accept, a list that
+  // may be split over several lines (RFC 9110 §5.3).
+  static constexpr std::string_view single[] = {"Host",          "Origin",
+                                                "Authorization", "Content-Type",
+                                                "",              "Mcp-Session-Id",
+                                                "MCP-Protocol-Version", "Last-Event-ID",
+                                                "Access-Control-Request-Method", "Mcp-Method",
+                                                "Mcp-Name"};
   constexpr std::size_t slot_count = sizeof slots / sizeof slots[0];
+  static_assert(sizeof single / sizeof single[0] == slot_count);
   unsigned seen[slot_count] = {};
   v.transfer_encoding.reset();
   for (const auto& f : req) {
@@ -97,8 +106,12 @@ bool fill_view(const parser_type& parser, request_view& v) {
   v.keep_alive = req.keep_alive();
   v.token_name.clear();
   v.granted = auth::scope::dangerous;
-  // Repeated security headers are refused outright rather than guessed at.
-  return seen[0] > 1 || seen[1] > 1 || seen[2] > 1 || seen[5] > 1;
+  // Repeated single-valued headers are refused outright rather than guessed at: a proxy and
+  // this server could each read another copy.
+  for (std::size_t i = 0; i < slot_count; ++i) {
+    if (seen[i] > 1 && !single[i].empty()) return single[i];
+  }
+  return {};
 }
 
 beast::error_code parse_buffered(parser_type& parser, beast::flat_buffer& buffer, bool whole) {

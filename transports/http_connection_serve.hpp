@@ -38,10 +38,12 @@ inline constexpr auto hangup_grace = std::chrono::milliseconds(20);
 
 using parser_type = bhttp::request_parser<bhttp::string_body>;
 
-// Fills `v` from the parsed head in one pass over its fields (the first of a repeated header
-// counts, as with a lookup) and says whether a security header (Host, Origin, Authorization,
-// Mcp-Session-Id) is repeated. `v` is the connection's, reused from request to request.
-bool fill_view(const parser_type& parser, request_view& v);
+// Fills `v` from the parsed head in one pass over its fields and returns the name of the
+// first header that must appear at most once but is repeated — Host, Origin, Authorization,
+// Content-Type, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name,
+// Access-Control-Request-Method — or "" when none is: such a request is refused (400) rather
+// than judged on one of its copies. `v` is the connection's, reused from request to request.
+std::string_view fill_view(const parser_type& parser, request_view& v);
 
 // The coroutine below serves either stream type: beast::tcp_stream or tls_stream.
 template <class Stream>
@@ -343,7 +345,8 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
       }
       break;
     }
-    bool repeated = fill_view(parser, view);
+    const std::string_view repeated_name = fill_view(parser, view);
+    const bool repeated = !repeated_name.empty();
     unsigned version = view.version;
     std::optional<http_reply> early = framing_refusal(view);
     if (early) {
@@ -358,7 +361,8 @@ asio::awaitable<void> serve(std::shared_ptr<server_context> ctx, std::shared_ptr
       if (!early) early = ops_reply(*ctx, which, view.method == "HEAD");
       if (view.has_body()) early->close = true;
     } else if (repeated) {
-      early = json_error(400, -32000, "Bad Request: a security header is repeated");
+      early = json_error(400, -32000,
+                         "Bad Request: the " + std::string(repeated_name) + " header is repeated; send it once");
       early->close = true;
     } else {
       early = screen(view, ctx->gate, &memo);

@@ -32,6 +32,7 @@ namespace detail {
 
 struct listener_state {
   asio::io_context& ioc;
+  mcp::server& srv;
   std::shared_ptr<http::server_context> ctx;
   std::shared_ptr<asio::ssl::context> tls;  // null: plain HTTP
   tcp::acceptor acceptor;
@@ -43,8 +44,8 @@ struct listener_state {
   std::vector<std::string> extra_hosts;    // the bound non-loopback address itself
   bool shutting_down = false;
 
-  explicit listener_state(asio::io_context& io)
-      : ioc(io), acceptor(io), sweep(io), hangup(io, SIGHUP), heartbeat(io) {}
+  listener_state(asio::io_context& io, mcp::server& s)
+      : ioc(io), srv(s), acceptor(io), sweep(io), hangup(io, SIGHUP), heartbeat(io) {}
 };
 
 }  // namespace detail
@@ -155,12 +156,14 @@ asio::awaitable<void> sweep_loop(loop_state& st) {
   }
 }
 
-// Stop accepting, end GET streams, let running calls answer until the deadline, then end
-// every response and stop the loop once the connections are gone (or after one more second).
+// Stop every call (its flag is set with reason `shutdown`), stop accepting, end GET streams,
+// let the calls answer until the deadline, then end every response and stop the loop once the
+// connections are gone (or after half a second more).
 asio::awaitable<void> shut_down_loop(loop_state& st, std::function<void()> done) {
   auto& ioc = st.ioc;
   auto ctx = st.ctx;
   ctx->stopping = true;
+  st.srv.begin_shutdown(std::chrono::duration_cast<std::chrono::milliseconds>(ctx->options.shutdown_deadline));
   if (ctx->options.on_stopping) ctx->options.on_stopping();
   boost::system::error_code ignored;
   st.acceptor.close(ignored);
@@ -170,14 +173,19 @@ asio::awaitable<void> shut_down_loop(loop_state& st, std::function<void()> done)
   ctx->close_idle_connections();
   ctx->sessions.end_get_streams();
   asio::steady_timer wait(ioc);
-  auto deadline = std::chrono::steady_clock::now() + ctx->options.shutdown_deadline;
-  while (ctx->sessions.any_pending() && std::chrono::steady_clock::now() < deadline) {
+  auto deadline = st.srv.stop_deadline();
+  // A call whose client has gone still holds its worker: wait for the pool too.
+  auto busy = [&] { return ctx->sessions.any_pending() || !st.srv.pool().idle(); };
+  while (busy() && std::chrono::steady_clock::now() < deadline) {
     wait.expires_after(std::chrono::milliseconds(20));
     co_await wait.async_wait(nothrow);
   }
-  if (ctx->sessions.any_pending()) log::warning("shutdown deadline reached; cancelling the calls still running");
+  if (busy()) {
+    log::warning("shutdown deadline reached: " + std::to_string(st.srv.pool().running()) +
+                 " call(s) still running ignore their cancellation; answering the waiting requests");
+  }
   ctx->sessions.end_all("the server is shutting down");
-  auto grace = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  auto grace = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
   while (!ctx->live.empty() && std::chrono::steady_clock::now() < grace) {
     ctx->close_idle_connections();
     wait.expires_after(std::chrono::milliseconds(20));
@@ -204,7 +212,7 @@ result<std::unique_ptr<http_listener>> http_listener::open(asio::io_context& ioc
     if (auto ok = check_address(options, false); !ok) return std::move(ok).error();
     if (ec) return make_error("invalid listen address " + options.host + ": " + ec.message());
   }
-  auto st = std::make_unique<listener_state>(ioc);
+  auto st = std::make_unique<listener_state>(ioc, srv);
   if (!options.tls_cert.empty() || !options.tls_key.empty()) {
     auto tls = http::make_tls_context(options.tls_cert, options.tls_key);
     if (!tls) return std::move(tls).error();
@@ -326,6 +334,9 @@ int run_http(mcp::server& srv, auth::scope ceiling, const http_options& options)
   }
   (*listener)->finish();
   if (options.on_stopped) options.on_stopped();
+  // Calls that ignored their flag past the deadline: the daemon ends the process here, while
+  // the loop their messages would be posted to still exists.
+  srv.abandon_stuck_calls();
   return 0;
 }
 

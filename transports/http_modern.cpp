@@ -132,7 +132,7 @@ constexpr std::size_t carrier_max_in_flight = 8;  // requests one carrier takes 
 // state is never set by a modern request). Carriers are pooled because building a
 // dispatcher per request costs more than the request (bench/http/modern_vs_legacy.py). A
 // carrier is only shared by requests of the same token and scope whose ids differ; a dropped
-// response cancels only its own request (mcp::session::cancel).
+// response cancels only its own request (mcp::session::cancel_request).
 std::shared_ptr<http_session> session_table::carrier_for(const request_view& req, const std::string& key) {
   const auth::scope wanted = auth::intersect(ceiling_, req.granted);
   std::shared_ptr<http_session> idle_other;

@@ -106,7 +106,7 @@ void http_session::release(const std::shared_ptr<outlet>& o, bool dropped) {
   auto it = pending_.find(o->stream);
   if (dropped && cancel_on_drop) {  // 2026-07-28: closing is cancelling
     if (it != pending_.end() && it->second == o) pending_.erase(it);
-    if (mcp_) mcp_->cancel(o->stream);
+    if (mcp_) mcp_->cancel_request(o->stream);  // the client is gone from this request
     return;
   }
   if (it == pending_.end() || it->second != o) return;

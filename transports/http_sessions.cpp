@@ -62,6 +62,13 @@ void session_table::start_dispatcher(const std::shared_ptr<http_session>& hs) {
   }));
   hs->mcp().set_label(hs->id().substr(0, 8));
   hs->mcp().set_path_policy(options_.paths);
+  // One share of the workers per bearer token, whatever number of sessions (and stateless
+  // carriers) it opens; without a token (--no-auth) each session has its own.
+  if (!hs->token_name.empty()) {
+    auto& key = share_keys_[hs->token_name];
+    if (!key) key = std::make_shared<char>('\0');
+    hs->mcp().set_share_owner(key);
+  }
   // Quick tools (get) run on the event loop while the worker pool is idle: the two thread hops
   // to a worker and back cost more of the loop's time than the tool itself (bench/README.md).
   hs->mcp().set_run_quick_inline(true);
@@ -335,14 +342,20 @@ void session_table::end_all(std::string_view reason) {
 }
 
 void session_table::close_all() {
+  // During a shutdown the wait ends at the stop deadline: a call that ignores its flag is
+  // abandoned (the daemon then ends the process), its session's record kept all the same.
+  auto wait = [this](mcp::session& m) {
+    if (server_.stopping()) (void)m.wait_idle_until(server_.stop_deadline());
+    else m.wait_idle();
+  };
   for (auto& hs : modern_) {
     hs->mcp().cancel_all();
-    hs->mcp().wait_idle();
+    wait(hs->mcp());
   }
   modern_.clear();
   for (auto& [id, hs] : live_) hs->mcp().cancel_all();
   for (auto& [id, hs] : live_) {
-    hs->mcp().wait_idle();
+    wait(hs->mcp());
     dormant_[id] = record_of(*hs);  // live sessions stay valid for the next run
   }
   live_.clear();

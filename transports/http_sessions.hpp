@@ -81,7 +81,8 @@ class session_table {
   // error carrying `reason`) and every running call is cancelled. Records are kept.
   void end_all(std::string_view reason);
   // After the event loop has stopped: saves the records, waits for cancelled calls to
-  // return, and drops every dispatcher (so none of them posts to the loop afterwards).
+  // return (during a shutdown, at most until the server's stop deadline), and drops every
+  // dispatcher (so none of them posts to the loop afterwards).
   void close_all();
   // SIGHUP: new limits for sessions created or expired from now on.
   void set_limits(std::size_t max_sessions, std::int64_t idle_ms, std::size_t max_sessions_per_token) {
@@ -133,6 +134,9 @@ class session_table {
   std::vector<std::shared_ptr<http_session>> modern_;
   std::shared_ptr<http_session> carrier_for(const request_view& req, const std::string& key);
   std::shared_ptr<mcp::warm_keys> modern_warm_ = std::make_shared<mcp::warm_keys>();
+  // The worker-share key of each token name (mcp::session::set_share_owner); kept for the
+  // table's life (token names are few), so one name always maps to one key.
+  std::map<std::string, std::shared_ptr<const void>> share_keys_;
 };
 
 }  // namespace omgdb::transports::http

@@ -15,6 +15,8 @@
 #include <string>
 #include <thread>
 
+#include <chrono>
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -70,6 +72,12 @@ class line_writer {
     idle_.wait(lock, [&] { return !writing_ && !held_; });
   }
 
+  // drain(), at most until `until` (a client that stops reading stdout blocks write(2)).
+  bool drain_until(std::chrono::steady_clock::time_point until) {
+    std::unique_lock lock(mu_);
+    return idle_.wait_until(lock, until, [&] { return !writing_ && !held_; });
+  }
+
  private:
   void send_pending(std::unique_lock<std::mutex>& lock) {
     writing_ = true;
@@ -118,7 +126,7 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
   // queues (tool calls run on the worker pool, quick ones here while the pool is idle), so a
   // hop to the event loop would cost a thread wake-up per request and buy nothing. After a
   // signal it dispatches no more lines.
-  reader_ = std::thread([this, sess = session_, stopping = stopping_] {
+  reader_ = std::thread([this, sess = session_, stopping = stopping_, abandoned = abandoned_] {
     ::pthread_setname_np(::pthread_self(), "omgdb-stdin");
     auto& ioc = ioc_;
     auto& writer = writer_;
@@ -145,10 +153,23 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
           holding = false;
         });
     writer->release();  // the last line may have come without its '\n'
-    // End of input: every line has been dispatched; wait for running calls.
+    // End of input: every line has been dispatched; the calls still running are answered, each
+    // bounded by its own deadline. One that runs past its deadline by more than the shutdown
+    // deadline ignores its flag: it is abandoned instead of holding the process forever.
     sess->end_of_input();  // nobody is left to approve for or answer a waiting SQL call
-    sess->wait_idle();
-    writer->drain();  // the last replies may still be leaving from another thread
+    const auto grace = options.shutdown_deadline;
+    for (;;) {
+      if (sess->wait_idle_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(50))) break;
+      if (sess->overdue(grace)) {
+        log::warning("end of input: a call has run past its deadline by more than the shutdown deadline (" +
+                     std::to_string(grace.count()) + " ms) and ignores its cancellation; it is abandoned");
+        abandoned->store(true);
+        break;
+      }
+    }
+    // The last replies may still be leaving from another thread (bounded: a client that stops
+    // reading stdout must not hold the process).
+    if (!writer->drain_until(std::chrono::steady_clock::now() + grace)) abandoned->store(true);
     asio::post(ioc, on_input_end_);
   });
 }
@@ -158,14 +179,11 @@ stdio_link::~stdio_link() {
   if (reader_.joinable()) reader_.detach();
 }
 
-void stdio_link::cancel_all() {
-  stopping_->store(true);
-  session_->cancel_all();
+void stdio_link::stop_reading() { stopping_->store(true); }
+bool stdio_link::wait_idle_until(std::chrono::steady_clock::time_point until) {
+  return session_->wait_idle_until(until) && writer_->drain_until(until);
 }
-void stdio_link::wait_idle() {
-  session_->wait_idle();
-  writer_->drain();
-}
+bool stdio_link::abandoned() const { return abandoned_->load(); }
 void stdio_link::join() {
   if (reader_.joinable()) reader_.join();
 }
@@ -186,7 +204,8 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
     if (ec) return;
     log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", stopping");
     interrupted = true;
-    link.cancel_all();
+    link.stop_reading();
+    srv.begin_shutdown(options.shutdown_deadline);  // every call's flag, reason `shutdown`
     guard.reset();
     ioc.stop();
   });
@@ -195,9 +214,15 @@ int run_stdio(mcp::server& srv, auth::scope ceiling, const stdio_options& option
     log::coalescing_scope coalesce;  // the per-call lines of a busy session leave together
     ioc.run();
   }
-  if (interrupted) {
+  if (interrupted || link.abandoned()) {
+    // End of input with a call stuck past its deadline: the calls still queued stop too.
+    if (!interrupted) srv.begin_shutdown(std::chrono::milliseconds(0));
     // The reader may still be blocked in read(); it holds no resources worth waiting for.
-    link.wait_idle();
+    if (!link.wait_idle_until(srv.stop_deadline())) {
+      log::warning("shutdown deadline reached: " + std::to_string(srv.pool().running()) +
+                   " call(s) still running ignore their cancellation");
+    }
+    srv.abandon_stuck_calls();  // the daemon's hook ends the process when calls are stuck
     if (options.on_signal_exit) options.on_signal_exit();
     log::flush();
     std::_Exit(0);

@@ -1,10 +1,13 @@
 // `omgdb mcp --http`: the stdio session and the HTTP listener on one event loop, one server.
 //
 // Order of the end: stdin ends → the stdio link reports once its calls have answered → the
-// HTTP listener shuts down gracefully (stop accepting, in-flight HTTP calls up to the
-// deadline, streams closed) → the loop stops → session records saved → return 0.
-// SIGTERM/SIGINT: stdio calls are cancelled and the HTTP listener shuts down the same way;
-// the stdin reader may be blocked in read(), so the process ends with _Exit(0) as run_stdio.
+// HTTP listener shuts down (every call's flag set with reason `shutdown`, stop accepting,
+// calls get the shutdown deadline to answer, streams closed) → the loop stops → session
+// records saved → return 0. SIGTERM/SIGINT: no further stdin line is read and the HTTP
+// listener shuts down the same way (which stops the stdio calls too); the stdin reader may be
+// blocked in read(), so the process ends with _Exit(0) as run_stdio. A call that ignores its
+// flag past the deadline (or a stdio call stuck past its own deadline at the end of input)
+// ends the process through server_options::on_abandon.
 #include <csignal>
 #include <cstdlib>
 
@@ -49,8 +52,8 @@ int run_stdio_and_http(mcp::server& srv, auth::scope ceiling, const stdio_option
     if (ec) return;
     log::info(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") + ", shutting down");
     interrupted = true;
-    link.cancel_all();
-    web.shut_down(stop_loop);
+    link.stop_reading();
+    web.shut_down(stop_loop);  // begin_shutdown: the stdio session's calls stop too
   });
   web.start();
   {
@@ -59,12 +62,17 @@ int run_stdio_and_http(mcp::server& srv, auth::scope ceiling, const stdio_option
   }
   web.finish();
   if (http.on_stopped) http.on_stopped();
-  if (interrupted) {
-    link.wait_idle();
+  if (interrupted || link.abandoned()) {
+    if (!link.wait_idle_until(srv.stop_deadline())) {
+      log::warning("shutdown deadline reached: " + std::to_string(srv.pool().running()) +
+                   " call(s) still running ignore their cancellation");
+    }
+    srv.abandon_stuck_calls();  // the daemon's hook ends the process when calls are stuck
     if (stdio.on_signal_exit) stdio.on_signal_exit();
     log::flush();
     std::_Exit(0);
   }
+  srv.abandon_stuck_calls();  // an HTTP call stuck past the deadline
   link.join();
   return 0;
 }

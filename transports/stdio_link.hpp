@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -23,8 +24,9 @@ class line_writer;
 
 // Starts a thread that reads stdin and posts each complete line to `ioc`, where the session
 // dispatches it. Once stdin has ended, every line has been dispatched and every call has
-// answered, `on_input_end` is posted to `ioc` (once). Not copyable; the io_context must
-// outlive the link.
+// answered — or one has run past its deadline by more than options.shutdown_deadline
+// (abandoned() then says so) — `on_input_end` is posted to `ioc` (once). Not copyable; the
+// io_context must outlive the link.
 class stdio_link {
  public:
   stdio_link(boost::asio::io_context& ioc, mcp::server& srv, auth::scope ceiling, stdio_options options,
@@ -33,10 +35,15 @@ class stdio_link {
   stdio_link(const stdio_link&) = delete;
   stdio_link& operator=(const stdio_link&) = delete;
 
-  // SIGTERM/SIGINT: cancel the running calls (their answers are still written).
-  void cancel_all();
-  // Blocks until no call of the stdio session is running.
-  void wait_idle();
+  // SIGTERM/SIGINT: no further line is dispatched (the calls are stopped by the server's
+  // begin_shutdown; their answers are still written).
+  void stop_reading();
+  // Blocks until no call of the stdio session is running and its answers have left, at most
+  // until `until`; true when so.
+  bool wait_idle_until(std::chrono::steady_clock::time_point until);
+  // True once the end of input gave up on a call stuck past its deadline (or on a stdout
+  // that no longer drains).
+  bool abandoned() const;
   // After `on_input_end` ran: waits for the reader thread.
   void join();
 
@@ -49,6 +56,7 @@ class stdio_link {
   // Set by cancel_all (a signal): the reader dispatches no more lines. Shared with the reader
   // thread, which may outlive the link after a signal.
   std::shared_ptr<std::atomic<bool>> stopping_ = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<std::atomic<bool>> abandoned_ = std::make_shared<std::atomic<bool>>(false);
   std::thread reader_;
 };
 

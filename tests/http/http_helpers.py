@@ -29,7 +29,7 @@ BOTH = 'application/json, text/event-stream'
 class Daemon:
     """One `omgdb serve --listen 127.0.0.1:0` process; its stderr is collected."""
 
-    def __init__(self, *args, token=TOKEN, state_dir=None, expect_start=True):
+    def __init__(self, *args, token=TOKEN, state_dir=None, expect_start=True, extra_env=None):
         self.tmp = tempfile.mkdtemp(prefix='omgdb-http-')
         self.state_dir = state_dir or os.path.join(self.tmp, 'state')
         env = dict(os.environ)
@@ -37,6 +37,7 @@ class Daemon:
         if token is not None:
             env['OMGDB_HTTP_TOKEN'] = token
         env['OMGDB_LOG_LEVEL'] = 'debug'  # the token must not leak even at debug level
+        env.update(extra_env or {})
         argv = [BIN, 'serve', '--unconfined-stores', '--state-dir', self.state_dir, *args]
         if not any(a == '--listen' for a in args):
             argv[2:2] = ['--listen', '127.0.0.1:0']
@@ -135,7 +136,8 @@ def initialize(d, **kw):
     r = request(d, body=INIT, **kw)
     assert r.status == 200, (r.status, r.body)
     sid = r.headers['mcp-session-id']
-    n = request(d, body={'jsonrpc': '2.0', 'method': 'notifications/initialized'}, session=sid)
+    n = request(d, body={'jsonrpc': '2.0', 'method': 'notifications/initialized'}, session=sid,
+                token=kw.get('token', TOKEN))
     assert n.status == 202, (n.status, n.body)
     return sid
 

@@ -31,7 +31,7 @@ export OMGDB_BIN=$bin
 unset OMGDB_HTTP_TOKEN OMGDB_LOG_LEVEL
 
 echo "== raw HTTP rules (python3 unittest)"
-(cd "$here" && timeout 600 python3 -W ignore::ResourceWarning -m unittest -v test_status test_security test_streams test_limits test_modern test_call_limits)
+(cd "$here" && timeout 600 python3 -W ignore::ResourceWarning -m unittest -v test_status test_security test_streams test_limits test_modern test_call_limits test_shutdown)
 
 echo "== TypeScript SDK StreamableHTTPClientTransport"
 if [[ ! -f $interop/node_modules/@modelcontextprotocol/sdk/package.json ]]; then

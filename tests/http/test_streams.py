@@ -231,18 +231,25 @@ class GracefulShutdown(unittest.TestCase):
             t = threading.Thread(target=post)
             t.start()
             time.sleep(0.3)
+            stopping = time.monotonic()
             code = d.stop(signal.SIGTERM, timeout=60)
+            self.took = time.monotonic() - stopping
             t.join(60)
             self.assertFalse(t.is_alive())
             return code, result['reply'], d.stderr()
         finally:
             d.cleanup()
 
-    def test_a_running_call_still_gets_its_answer_before_the_deadline(self):
-        code, reply, err = self.slow_call_during_sigterm()
+    def test_a_running_call_is_stopped_at_once_and_answers_what_it_committed(self):
+        # SIGTERM sets the call's flag (reason `shutdown`): the import stops at its next batch
+        # instead of running on for the deadline, and says where to resume.
+        code, reply, err = self.slow_call_during_sigterm(lines=600000)
         self.assertEqual(code, 0)
+        self.assertLess(self.took, 5)  # the 10 s deadline was not used up
         self.assertEqual(reply.status, 200)
-        self.assertIn('imported', reply.json()['result']['content'][0]['text'])
+        result = reply.json()['result']
+        self.assertTrue(result['isError'], result)
+        self.assertIn('`import_jsonl` stopped: the server is shutting down', result['content'][0]['text'])
         self.assertIn('shutting down', err)
 
     def test_past_the_deadline_a_running_call_gets_an_error_and_the_daemon_exits(self):

@@ -13,4 +13,4 @@ done
 export OMGDB_BIN=$bin
 unset OMGDB_LOG_LEVEL OMGDB_HTTP_TOKEN
 cd "$here"
-exec timeout 300 python3 -W ignore::ResourceWarning -m unittest -v test_mcp_http test_tls test_stdio_lines
+exec timeout 300 python3 -W ignore::ResourceWarning -m unittest -v test_mcp_http test_tls test_stdio_lines test_stdio_shutdown
