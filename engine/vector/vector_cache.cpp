@@ -213,6 +213,18 @@ std::string cache_name(std::string_view collection, std::string_view field) {
 
 }  // namespace
 
+std::optional<std::string> check_cache_file(const fs::path& file, bool decode) {
+  auto checked = check_file(file, nullptr, decode);
+  if (checked.state == file_state::ok) return std::nullopt;
+  if (checked.state == file_state::missing) return std::string("missing");
+  if (checked.state == file_state::old_format) return std::string("older format");
+  return checked.why;
+}
+
+void write_cache_file(const fs::path& file, std::string_view collection, const vector_cache& c) {
+  write_file(file, collection, c);
+}
+
 fs::path cache_file(const std::string& store_path, std::string_view collection, std::string_view field) {
   return fs::path(store_path) / "caches" / "vectors" / (hex_of(collection) + "." + hex_of(field) + ".f32");
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <unordered_map>
 
@@ -39,6 +40,13 @@ result<std::shared_ptr<const vector_cache>> load_cache(const store::impl& s, con
 // Drops every cache held in memory, so the next search loads (and checks) the file, as after
 // a restart. For tests.
 void forget_loaded_caches();
+
+// Reads `file` whole and checks it: nullopt when it is a sound cache file of the current
+// format, else what is wrong. `decode` also decodes every row (what a load does).
+std::optional<std::string> check_cache_file(const std::filesystem::path& file, bool decode);
+// Writes `c` as the cache file `file` (a temporary file, then a rename); failures are silent
+// (the cache is optional: the next load rebuilds it).
+void write_cache_file(const std::filesystem::path& file, std::string_view collection, const vector_cache& c);
 
 // The cache file of (collection, field) in store `store_path`.
 std::filesystem::path cache_file(const std::string& store_path, std::string_view collection, std::string_view field);
