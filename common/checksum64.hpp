@@ -10,6 +10,7 @@
 // (stored checksums depend on it).
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -69,9 +70,10 @@ class checksum64 {
   static constexpr std::uint64_t k_p2 = 0xc2b2ae3d27d4eb4fULL;
   static std::uint64_t rotl(std::uint64_t x, int r) noexcept { return (x << r) | (x >> (64 - r)); }
   static std::uint64_t step(std::uint64_t h, std::uint64_t w) noexcept { return rotl(h ^ w, 29) * k_p1; }
-  static std::uint64_t word(const unsigned char* p) noexcept {
-    std::uint64_t w = 0;
-    for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];  // little-endian on every host (compiles to a load)
+  static std::uint64_t word(const unsigned char* p) noexcept {  // little-endian on every host
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
     return w;
   }
   void block(const unsigned char* p) noexcept {

@@ -285,7 +285,10 @@ result<page_report> check_pages(const fs::path& file) {
     out.why = "its size is not a whole number of pages";
     return out;
   }
-  const std::uint64_t pages = size / page;
+  std::uint64_t pages = size / page;
+  // SQLite reads no page past the database size its header records (when that field is
+  // valid: its "version valid for" equals the change counter).
+  if (std::memcmp(h + 92, h + 24, 4) == 0 && get_be32(h + 28) != 0) pages = std::min<std::uint64_t>(pages, get_be32(h + 28));
   // Freelist leaf pages may never be written (SQLite skips writing them): they are not
   // checked, and nothing is read from them. The trunk pages are checked like any page.
   std::vector<bool> skip(pages + 1, false);

@@ -7,6 +7,7 @@
 #include "engine/vector/vector_cache.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -184,7 +185,9 @@ void write_file(const fs::path& file, std::string_view collection, const vector_
   put<std::uint64_t>(out, checksum64::of(out.data(), out.size()));
   std::error_code ec;
   fs::create_directories(file.parent_path(), ec);
-  const fs::path tmp = file.string() + ".tmp";
+  // A name of its own per write: two searches rebuilding at once must not interleave bytes.
+  static std::atomic<std::uint64_t> writes{0};
+  const fs::path tmp = file.string() + ".tmp" + std::to_string(writes.fetch_add(1));
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f.write(out.data(), static_cast<std::streamsize>(out.size()));

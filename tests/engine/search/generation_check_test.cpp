@@ -245,12 +245,29 @@ TEST_CASE("a page changed on disk under an open generation fails the query that 
 
 TEST_CASE("a generation without page checksums (an older omgdb's) is outdated in verify and rebuilt by the next search") {
   indexed_store s;
+  // The same generation as a file written before page checksums: no reserved bytes.
+  const auto file = s.file();
+  const fs::path old = file.string() + ".old";
   {
-    connection c(s.file(), false);
-    int none = 0;
-    REQUIRE(sqlite3_file_control(c.db, "main", SQLITE_FCNTL_RESERVE_BYTES, &none) == SQLITE_OK);
-    c.exec("VACUUM");
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(old.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) == SQLITE_OK);
+    REQUIRE(es::register_tokenizer(db).ok());
+    const std::string sql =
+        "CREATE VIRTUAL TABLE fts USING fts5(f0, f1, tokenize='omgdb english');"
+        "CREATE TABLE docmap(rowid INTEGER PRIMARY KEY, idkey BLOB NOT NULL UNIQUE, id BLOB NOT NULL, hash INTEGER NOT NULL);"
+        "CREATE TABLE state(k TEXT PRIMARY KEY, v) WITHOUT ROWID;"
+        "INSERT INTO fts(fts, rank) VALUES('rank', 'bm25(3, 1)');"
+        "ATTACH '" + file.string() + "' AS g;"
+        "INSERT INTO docmap SELECT * FROM g.docmap; INSERT INTO fts(rowid, f0, f1) SELECT rowid, f0, f1 FROM g.fts;"
+        "INSERT INTO state SELECT * FROM g.state; DETACH g;";
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+    INFO((err != nullptr ? err : ""));
+    sqlite3_free(err);
+    sqlite3_close_v2(db);
+    REQUIRE(rc == SQLITE_OK);
   }
+  fs::rename(old, file);
   s.m->internals().states.clear();
   CHECK(s.verified().state == "outdated");
   auto r = s.search("socket");

@@ -10,6 +10,7 @@
 
 using namespace omgdb;
 using namespace omgdb::engine;
+namespace fs = std::filesystem;
 
 namespace {
 
