@@ -99,6 +99,11 @@ handler_result vsearch(vsearch_args& a, const call& c) {
                 " matching documents were not ranked: their vectors are stale or missing (vstale lists them; vsync "
                 "refreshes them)";
   }
+  if (!out.notes.empty()) {  // e.g. a damaged cache file rebuilt for this call (docs/vectors.md)
+    bj::array notes;
+    for (const auto& n : out.notes) notes.emplace_back(n);
+    o["notes"] = std::move(notes);
+  }
   return json_text(o);
 }
 

@@ -15,6 +15,7 @@
 #include "engine/bson/bson_codec.hpp"
 #include "engine/index/keystring.hpp"
 #include "engine/search/index.hpp"
+#include "engine/search/page_check.hpp"
 
 namespace omgdb::engine::search {
 namespace fs = std::filesystem;
@@ -251,7 +252,10 @@ result<build_report> manager::impl::build(const definition& d, index_state& st, 
   st.open_id = 0;
   for (const auto& f : fs::directory_iterator(where, ec)) {
     const std::string n = f.path().filename().string();
-    if (n != "CURRENT" && n != final_file.filename().string()) fs::remove(f.path(), ec);
+    if (n != "CURRENT" && n != final_file.filename().string()) {
+      forget_damage(f.path());
+      fs::remove(f.path(), ec);
+    }
   }
   (void)old;
   rep.file_bytes = fs::file_size(final_file, ec);

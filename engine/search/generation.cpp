@@ -1,28 +1,56 @@
 // omgdb search — a generation's SQLite file (generation.hpp).
 #include "engine/search/generation.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <cstring>
 
+#include "common/call_budget.hpp"
 #include "engine/bson/bson_codec.hpp"
+#include "engine/index/keystring.hpp"
+#include "engine/search/page_check.hpp"
 #include "engine/search/tokenizer.hpp"
 #include "engine/store/store_detail.hpp"
+#include "engine/value/ejson.hpp"
 
 namespace omgdb::engine::search {
 namespace fs = std::filesystem;
 
+namespace {
+
+bool same_file_state(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+constexpr std::string_view k_repair = "; it is no longer served: the next search rebuilds the index (rebuild_search_index rebuilds it now)";
+
+failure damaged_error(const fs::path& file, const std::string& why) {
+  return make_error("search generation `" + file.string() + "` is damaged (" + why + ")" + std::string(k_repair),
+                    failure_kind::corrupt);
+}
+
+}  // namespace
+
 failure sqlite_error(sqlite3* db, const fs::path& file, std::string_view what) {
   const int rc = db != nullptr ? sqlite3_errcode(db) : SQLITE_ERROR;
-  const auto kind = (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) ? failure_kind::corrupt : failure_kind::io;
+  const int ext = db != nullptr ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB || ext == SQLITE_IOERR_DATA) {
+    // The VFS marked a page that failed its checksum already (and keeps that first reason).
+    mark_damaged(file, std::string(what) + " failed: " + sqlite3_errmsg(db));
+    return damaged_error(file, damage_of(file).value_or(std::string(what) + " failed: " + sqlite3_errmsg(db)));
+  }
   return make_error("search generation `" + file.string() + "`: " + std::string(what) + " failed: " +
                         (db != nullptr ? sqlite3_errmsg(db) : "cannot open"),
-                    kind);
+                    failure_kind::io);
 }
 
 namespace {
 
 sqlite3* open_db(const fs::path& file, int flags) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(file.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(file.c_str(), &db, flags | SQLITE_OPEN_NOMUTEX, checked_vfs()) != SQLITE_OK) {
     sqlite3_close(db);
     return nullptr;
   }
@@ -40,11 +68,42 @@ generation::~generation() {
 
 status generation::exec(const std::string& sql) const {
   char* err = nullptr;
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+  const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+  if (!in_txn_) seal();
+  if (rc != SQLITE_OK) {
     sqlite3_free(err);
     return sqlite_error(db_, file_, "a statement");
   }
   return {};
+}
+
+void generation::seal() const {
+  struct stat now {};
+  if (::stat(file_.c_str(), &now) != 0) {
+    sealed_ = {};
+    return;
+  }
+  if (same_file_state(now, sealed_)) return;  // nothing written since the last seal
+  // Our own write: set the modification time one second back, to a time no later write can
+  // be stamped with, so that any write by anything else (even within the file system's
+  // timestamp granularity) changes it. Best effort: when it cannot be set, the real time is
+  // recorded.
+  const timespec times[2] = {{0, UTIME_OMIT}, {now.st_mtim.tv_sec - 1, now.st_mtim.tv_nsec}};
+  if (::utimensat(AT_FDCWD, file_.c_str(), times, 0) != 0 || ::stat(file_.c_str(), &now) != 0) {
+    (void)::stat(file_.c_str(), &now);
+  }
+  sealed_ = now;
+}
+
+void generation::record_file_state() const {
+  if (::stat(file_.c_str(), &sealed_) != 0) sealed_ = {};
+}
+
+bool generation::unchanged_on_disk() const {
+  if (damage_of(file_)) return false;
+  struct stat now {};
+  if (::stat(file_.c_str(), &now) != 0) return false;
+  return same_file_state(now, sealed_);
 }
 
 result<sqlite3_stmt*> generation::prepare(const char* sql) {
@@ -93,6 +152,11 @@ result<std::unique_ptr<generation>> generation::create(const fs::path& file, con
   sqlite3* db = open_db(file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (db == nullptr) return make_error("cannot create search generation `" + file.string() + "`", failure_kind::io);
   std::unique_ptr<generation> g(new generation(db, file));
+  // Room for every page's checksum (page_check.hpp), set before the first page is written.
+  int reserve = k_page_reserve;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_RESERVE_BYTES, &reserve) != SQLITE_OK) {
+    return make_error("cannot reserve page checksums in search generation `" + file.string() + "`", failure_kind::io);
+  }
   OMGDB_CHECK(register_tokenizer(db));
   OMGDB_CHECK(g->exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-32768;"));
   std::string cols, weights;
@@ -111,18 +175,36 @@ result<std::unique_ptr<generation>> generation::create(const fs::path& file, con
   return g;
 }
 
-result<std::unique_ptr<generation>> generation::open(const fs::path& file) {
+result<std::unique_ptr<generation>> generation::open(const fs::path& file, bool* old_format) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) return make_error("search generation `" + file.string() + "` is missing", failure_kind::not_found);
+  if (auto why = damage_of(file)) return damaged_error(file, *why);
   sqlite3* db = open_db(file, SQLITE_OPEN_READWRITE);
   if (db == nullptr) return make_error("cannot open search generation `" + file.string() + "`", failure_kind::corrupt);
   std::unique_ptr<generation> g(new generation(db, file));
+  g->record_file_state();
   OMGDB_CHECK(register_tokenizer(db));
-  if (auto st = g->exec("PRAGMA synchronous=NORMAL;"); !st) return make_error(st.error().message, failure_kind::corrupt);
-  if (auto st = g->prepare_all(); !st) return make_error(st.error().message, failure_kind::corrupt);
-  if (!g->state_int("appliedSeq")) {
-    return make_error("search generation `" + file.string() + "` has no recorded boundary", failure_kind::corrupt);
+  // A page that failed its checksum on the way is named (the VFS marked the file).
+  auto refused = [&](std::string message) {
+    if (auto why = damage_of(file)) return damaged_error(file, *why);
+    return make_error(std::move(message), failure_kind::corrupt);
+  };
+  if (auto st = g->exec("PRAGMA synchronous=NORMAL;"); !st) return refused(st.error().message);
+  if (auto st = g->prepare_all(); !st) return refused(st.error().message);
+  if (!g->state_int("appliedSeq")) return refused("search generation `" + file.string() + "` has no recorded boundary");
+  // Only now, after SQLite has read the schema (and rolled back a hot journal a crash left),
+  // is the file as SQLite will serve it: check every page.
+  OMGDB_TRY(pages, check_pages(file));
+  if (!pages.ok) {
+    if (pages.old_format) {
+      if (old_format != nullptr) *old_format = true;
+      return make_error("search generation `" + file.string() + "`: " + pages.why + "; the next search rebuilds the index",
+                        failure_kind::corrupt);
+    }
+    mark_damaged(file, pages.why);
+    return damaged_error(file, pages.why);
   }
+  g->record_file_state();  // not seal(): opening writes nothing, not even a timestamp
   return g;
 }
 
@@ -135,12 +217,14 @@ status generation::begin() {
 status generation::commit() {
   OMGDB_CHECK(exec("COMMIT"));
   in_txn_ = false;
+  seal();
   return {};
 }
 
 void generation::rollback() noexcept {
   sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   in_txn_ = false;
+  seal();
 }
 
 std::uint64_t generation::row_hash(const std::string& idkey, const document& doc, const definition& d, std::string* text_out) {
@@ -280,6 +364,7 @@ status generation::set_state(const std::string& key, std::int64_t v) {
   sqlite3_bind_int64(st, 2, v);
   const int rc = sqlite3_step(st);
   sqlite3_finalize(st);
+  if (!in_txn_) seal();
   if (rc != SQLITE_DONE) return sqlite_error(db_, file_, "recording state");
   return {};
 }
@@ -312,8 +397,8 @@ result<std::uint64_t> generation::content_hash() const {
 
 status generation::integrity() const {
   auto fail = [&](const std::string& what) {
-    return make_error("search generation `" + file_.string() + "` failed its " + what + ": " + sqlite3_errmsg(db_),
-                      failure_kind::corrupt);
+    mark_damaged(file_, "it failed its " + what + ": " + sqlite3_errmsg(db_));
+    return damaged_error(file_, damage_of(file_).value_or("it failed its " + what + ": " + sqlite3_errmsg(db_)));
   };
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK) return fail("quick_check");
@@ -325,6 +410,77 @@ status generation::integrity() const {
     return fail("FTS5 integrity-check");
   }
   return {};
+}
+
+result<generation::row_report> generation::check_rows(const document_source* next_document) const {
+  row_report out;
+  auto differ = [&](std::string why) -> result<row_report> {
+    out.ok = false;
+    out.why = std::move(why);
+    return out;
+  };
+  sqlite3_stmt* st = nullptr;
+  struct finalizer {
+    sqlite3_stmt*& st;
+    ~finalizer() { sqlite3_finalize(st); }
+  } fin{st};
+  std::uint64_t fts_rows = 0;
+  if (sqlite3_prepare_v2(db_, "SELECT count(*) FROM fts", -1, &st, nullptr) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+    return sqlite_error(db_, file_, "counting the full-text rows");
+  }
+  fts_rows = static_cast<std::uint64_t>(sqlite3_column_int64(st, 0));
+  sqlite3_finalize(st);
+  st = nullptr;
+  const std::string sql =
+      "SELECT d.idkey, d.id, d.hash, f.rowid IS NULL, f.* FROM docmap d LEFT JOIN fts f ON f.rowid = d.rowid "
+      "ORDER BY d.idkey";
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return sqlite_error(db_, file_, "reading the row map");
+  const int columns = sqlite3_column_count(st) - 4;
+  auto blob = [&](int i) {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(st, i));
+    return std::string(p != nullptr ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(st, i)));
+  };
+  std::optional<expected_row> doc;
+  auto next_doc = [&]() -> status {
+    doc.reset();
+    if (next_document == nullptr) return {};
+    OMGDB_TRY(d, (*next_document)());
+    doc = std::move(d);
+    return {};
+  };
+  OMGDB_CHECK(next_doc());
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (++out.rows % 256 == 0) OMGDB_CHECK(current_budget().check());
+    const std::string idkey = blob(0);
+    const std::string idbson = blob(1);
+    const auto hash = static_cast<std::uint64_t>(sqlite3_column_int64(st, 2));
+    value id;
+    if (!bson_get_field(idbson, "_id", id)) return differ("row " + std::to_string(out.rows) + " of the row map has no readable _id");
+    const std::string name = to_json(id);
+    if (encode_key(id) != idkey) return differ("the row map's row of _id " + name + " is filed under another _id's key");
+    if (sqlite3_column_int(st, 3) != 0) return differ("the row map names _id " + name + " but the full-text table has no such row");
+    std::string text = idkey;
+    for (int i = 0; i < columns; ++i) {
+      text.push_back('\x1f');
+      const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(st, 4 + i));
+      if (t != nullptr) text.append(t, static_cast<std::size_t>(sqlite3_column_bytes(st, 4 + i)));
+    }
+    if (detail::content_hash(text) != hash) {
+      return differ("the full-text row of _id " + name + " holds other text than the row map records");
+    }
+    if (next_document == nullptr) continue;
+    if (doc && doc->idkey < idkey) return differ("document _id " + to_json(doc->id) + " has no row");
+    if (!doc || doc->idkey != idkey) return differ("the row of _id " + name + " has no document");
+    if (doc->hash != hash) return differ("the indexed text of _id " + name + " differs from the document's");
+    OMGDB_CHECK(next_doc());
+  }
+  if (rc != SQLITE_DONE) return sqlite_error(db_, file_, "reading the row map");
+  if (doc) return differ("document _id " + to_json(doc->id) + " has no row");
+  if (fts_rows != out.rows) {
+    return differ("the full-text table holds " + std::to_string(fts_rows) + " rows, the row map " + std::to_string(out.rows));
+  }
+  return out;
 }
 
 status generation::optimize() { return exec("INSERT INTO fts(fts) VALUES('optimize')"); }

@@ -252,7 +252,12 @@ result<generation*> manager::impl::current_generation(const definition& d, index
   }
   const fs::path file = gen_file(where, cur);
   std::error_code ec;
-  if (st.open && st.open_id == cur && st.open->file() == file && fs::exists(file, ec)) return st.open.get();
+  // Reused only while nothing else changed the file (one stat): otherwise it is opened, and
+  // so checked, again (page_check.hpp; a damaged file is refused and the search rebuilds).
+  if (st.open && st.open_id == cur && st.open->file() == file && fs::exists(file, ec) &&
+      st.open->unchanged_on_disk()) {
+    return st.open.get();
+  }
   st.open.reset();
   OMGDB_TRY(g, generation::open(file));
   st.open = std::move(g);

@@ -42,6 +42,7 @@ result<semantic_list> semantic_ranking(const store& st, const definition& d, con
     out.list.push_back({key, h.id});
     out.similarity.emplace(key, h.score);
   }
+  out.notes.insert(out.notes.end(), near.notes.begin(), near.notes.end());
   if (near.stale > 0 || near.missing > 0) {
     out.notes.push_back(std::to_string(near.stale) + " stale and " + std::to_string(near.missing) +
                         " missing vectors were not ranked semantically; vsync refreshes them");

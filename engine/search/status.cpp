@@ -2,6 +2,7 @@
 // catches up nor removes anything.
 #include "engine/bson/bson_codec.hpp"
 #include "engine/search/index.hpp"
+#include "engine/search/page_check.hpp"
 #include "engine/search/search_verify.hpp"
 #include "engine/vector/vector_search.hpp"
 
@@ -15,35 +16,61 @@ std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
 value opt_int(std::optional<std::int64_t> v) { return v ? value(*v) : value(); }
 
-// The documents and the content hash of the collection as the definition indexes it.
-result<std::pair<std::uint64_t, std::uint64_t>> expected_rows(const store::impl& s, const rocksdb::ReadOptions& base,
-                                                              const definition& d) {
-  OMGDB_TRY(entry, s.lookup(base, d.collection, false));
-  std::uint64_t rows = 0, hash = 0;
-  if (!entry) return std::make_pair(rows, hash);
-  const std::string prefix = docs_prefix(entry->id);
-  const std::string upper_key = docs_prefix(entry->id + 1);
-  rocksdb::Slice upper(upper_key);
-  rocksdb::ReadOptions ro = base;
-  ro.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.docs));
-  for (it->Seek(prefix); it->Valid(); it->Next()) {
-    auto doc = from_bson(it->value().ToStringView());
-    if (!doc) return corrupt_document(d.collection, it->key().ToStringView().substr(4), doc.error());
-    hash += generation::row_hash(it->key().ToString().substr(4), *doc, d);
-    ++rows;
-  }
-  if (!it->status().ok()) return storage_error(s.path, "read", it->status());
-  return std::make_pair(rows, hash);
+// The number of documents of the collection (what a search index would hold).
+result<std::uint64_t> document_count(const store::impl& s, const rocksdb::ReadOptions& ro, const definition& d) {
+  OMGDB_TRY(entry, s.lookup(ro, d.collection, false));
+  return entry ? entry->documents : std::uint64_t{0};
 }
 
-store::verify_cache check_one(manager::impl& m, const rocksdb::ReadOptions& ro, const definition& d, std::uint64_t last) {
+// The collection's documents in key order as the definition indexes them (verify's side of
+// the row check), read under `ro`.
+class document_rows {
+ public:
+  document_rows(const store::impl& s, const rocksdb::ReadOptions& ro, const definition& d) : s_(s), d_(d), ro_(ro) {}
+  status start() {
+    OMGDB_TRY(entry, s_.lookup(ro_, d_.collection, false));
+    if (!entry) return {};
+    upper_key_ = docs_prefix(entry->id + 1);
+    upper_ = rocksdb::Slice(upper_key_);
+    ro_.iterate_upper_bound = &upper_;
+    it_.reset(s_.db->NewIterator(ro_, s_.docs));
+    it_->Seek(docs_prefix(entry->id));
+    return {};
+  }
+  result<std::optional<generation::expected_row>> next() {
+    if (!it_ || !it_->Valid()) {
+      if (it_ && !it_->status().ok()) return storage_error(s_.path, "read", it_->status());
+      return std::optional<generation::expected_row>();
+    }
+    generation::expected_row row;
+    row.idkey = it_->key().ToString().substr(4);
+    auto doc = from_bson(it_->value().ToStringView());
+    if (!doc) return corrupt_document(d_.collection, row.idkey, doc.error());
+    row.hash = generation::row_hash(row.idkey, *doc, d_);
+    if (!doc->empty()) row.id = doc->front().val;
+    it_->Next();
+    return std::optional<generation::expected_row>(std::move(row));
+  }
+
+ private:
+  const store::impl& s_;
+  const definition& d_;
+  rocksdb::ReadOptions ro_;
+  std::string upper_key_;
+  rocksdb::Slice upper_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
+// The full check of one generation (docs/search.md "verify"). A damaged generation is marked
+// (in memory: page_check.hpp) and its open handle dropped, so no search answers from it again;
+// nothing is written or removed.
+store::verify_cache check_one(manager::impl& m, index_state& st, const rocksdb::ReadOptions& ro, const definition& d,
+                              std::uint64_t last) {
   store::verify_cache c;
   c.kind = "search";
   c.collection = d.collection;
   c.name = d.name;
-  auto exp = expected_rows(m.s, ro, d);
-  if (exp) c.expected = exp->first;
+  if (auto n = document_count(m.s, ro, d)) c.expected = *n;
   const fs::path where = m.dir(d.collection, d.name);
   const std::uint64_t cur = manager::impl::current(where);
   const std::string repair = "; rebuild_search_index rebuilds it (a search does too)";
@@ -52,22 +79,60 @@ store::verify_cache check_one(manager::impl& m, const rocksdb::ReadOptions& ro, 
     c.detail = "no generation has been built" + repair;
     return c;
   }
-  auto g = generation::open(manager::impl::gen_file(where, cur));
-  if (!g) {
-    c.state = g.error().kind == failure_kind::not_found ? "missing" : "corrupt";
-    c.detail = g.error().message + repair;
+  const fs::path file = manager::impl::gen_file(where, cur);
+  auto damaged = [&](const std::string& why, bool mark = true) {
+    if (mark) mark_damaged(file, why);
+    if (st.open_id == cur) {
+      st.open.reset();
+      st.open_id = 0;
+    }
+    c.state = "corrupt";
+    c.detail = why.find("rebuild") == std::string::npos ? why + repair : why;
     return c;
+  };
+  bool old_format = false;
+  auto g = generation::open(file, &old_format);
+  if (!g) {
+    if (old_format) {
+      c.state = "outdated";
+      c.detail = g.error().message;
+      return c;
+    }
+    if (g.error().kind == failure_kind::not_found) {
+      c.state = "missing";
+      c.detail = g.error().message + repair;
+      return c;
+    }
+    return damaged(g.error().message, g.error().kind == failure_kind::corrupt);
   }
   generation& gen = **g;
   c.built_through = gen.applied_seq();
   auto rows = gen.rows();
   if (rows) c.indexed = *rows;
-  if (auto i = gen.integrity(); !i || !rows) {
-    c.state = "corrupt";
-    c.detail = (!rows ? rows.error().message : i.error().message) + repair;
-    return c;
+  if (auto i = gen.integrity(); !i || !rows) return damaged(!rows ? rows.error().message : i.error().message);
+  const bool definition_matches = gen.definition_version() == d.version;
+  // Rows against the documents when the generation is exactly as of this snapshot; otherwise
+  // (behind, ahead, another definition) the row map against its own full-text rows only.
+  document_rows docs(m.s, ro, d);
+  generation::document_source source = [&docs] { return docs.next(); };
+  const bool against_documents = definition_matches && c.built_through == last;
+  if (against_documents) {
+    if (auto started = docs.start(); !started) return damaged(started.error().message);
   }
-  if (gen.definition_version() != d.version) {
+  auto checked = gen.check_rows(against_documents ? &source : nullptr);
+  if (!checked) {
+    if (checked.error().kind == failure_kind::cancelled || checked.error().kind == failure_kind::limit_exceeded) {
+      c.state = "unchecked";
+      c.detail = checked.error().message;
+      return c;
+    }
+    return damaged(checked.error().message);
+  }
+  if (!checked->ok) {
+    return damaged("its rows differ from " + std::string(against_documents ? "the documents" : "its full-text table") + ": " +
+                   checked->why);
+  }
+  if (!definition_matches) {
     c.state = "definitionMismatch";
     c.detail = "built for definition version " + std::to_string(gen.definition_version()) + ", the index is at version " +
                std::to_string(d.version) + repair;
@@ -76,13 +141,6 @@ store::verify_cache check_one(manager::impl& m, const rocksdb::ReadOptions& ro, 
   if (c.built_through < last) {
     c.state = "behind";
     c.detail = std::to_string(last - c.built_through) + " op-log records behind; the next search catches it up";
-    return c;
-  }
-  auto hash = gen.content_hash();
-  if (c.built_through == last && exp && hash && (exp->first != c.indexed || exp->second != *hash)) {
-    c.state = "corrupt";
-    c.detail = "its rows differ from the documents (" + std::to_string(c.indexed) + " rows, " + std::to_string(exp->first) +
-               " documents, or the indexed text differs)" + repair;
     return c;
   }
   c.state = "fresh";
@@ -108,7 +166,7 @@ void verify_caches(const store::impl& s, const rocksdb::ReadOptions& ro, std::ve
     }
     auto st = mi.state(*d);
     std::lock_guard lock(st->mu);
-    out.push_back(check_one(mi, ro, *d, last ? *last : 0));
+    out.push_back(check_one(mi, *st, ro, *d, last ? *last : 0));
   }
 }
 

@@ -3,9 +3,12 @@
 // source _id and text hash, stamped with the binding's generation (bumped by every vsync
 // batch). A file under <store>/caches/vectors/ keeps it across restarts; a stamp that no
 // longer matches the binding, a damaged or missing file, is rebuilt from `C.__vectors`.
+// Every file carries a checksum of all its bytes, compared once per load (not per query):
+// a file whose bytes do not match is never used.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <unordered_map>
 
@@ -27,10 +30,23 @@ struct vector_cache {
 };
 
 // The current cache of (collection, field) for `bound` (stamped bound.generation), from memory,
-// the file, or rebuilt from `C.__vectors` under `view` (and written to the file).
+// the file, or rebuilt from `C.__vectors` under `view` (and written to the file). A file
+// that fails its checksum (or that verify found damaged: cache_status) is not used: the
+// cache is rebuilt and `note` says so; when the rebuild fails, the error names the damage.
 result<std::shared_ptr<const vector_cache>> load_cache(const store::impl& s, const read_view& view,
                                                        std::string_view collection, const binding& bound,
-                                                       const scan_control& control);
+                                                       const scan_control& control, std::string* note = nullptr);
+
+// Drops every cache held in memory, so the next search loads (and checks) the file, as after
+// a restart. For tests.
+void forget_loaded_caches();
+
+// Reads `file` whole and checks it: nullopt when it is a sound cache file of the current
+// format, else what is wrong. `decode` also decodes every row (what a load does).
+std::optional<std::string> check_cache_file(const std::filesystem::path& file, bool decode);
+// Writes `c` as the cache file `file` (a temporary file, then a rename); failures are silent
+// (the cache is optional: the next load rebuilds it).
+void write_cache_file(const std::filesystem::path& file, std::string_view collection, const vector_cache& c);
 
 // The cache file of (collection, field) in store `store_path`.
 std::filesystem::path cache_file(const std::string& store_path, std::string_view collection, std::string_view field);

@@ -48,7 +48,9 @@ result<nearest_result> nearest(const store& s, const nearest_request& request, c
     return make_error("the query vector has " + std::to_string(request.query.size()) + " components; field `" +
                       request.field + "` holds vectors of " + std::to_string(out.bound.dim));
   }
-  OMGDB_TRY(cache, load_cache(impl, view, request.collection, out.bound, control));
+  std::string cache_note;
+  OMGDB_TRY(cache, load_cache(impl, view, request.collection, out.bound, control, &cache_note));
+  if (!cache_note.empty()) out.notes.push_back(std::move(cache_note));
   // The rows that may be ranked: matching documents whose vector is fresh.
   std::vector<std::uint32_t> rows;
   std::vector<bool> allowed(cache->rows(), false);

@@ -17,7 +17,8 @@
 //
 // Search. Exact cosine (the vectors are unit length: a dot product) over a contiguous float32
 // cache file rebuilt from `C.__vectors` whenever the store changed since it was built
-// (`<store>/caches/vectors/…`, rebuildable, reported by verify as a cache). Only fresh
+// (`<store>/caches/vectors/…`, rebuildable, checksummed, reported by verify as a cache; a
+// file that fails its checksum is rebuilt, never ranked from). Only fresh
 // vectors of documents matching the filter are ranked. Above k_hnsw_min_vectors fresh rows
 // with no filter (or a filter keeping most documents) an HNSW index over the same cache
 // answers, over-fetching and falling back to exact when too few survive the filter.
@@ -84,6 +85,7 @@ struct nearest_result {
   std::uint64_t missing = 0;      // with text but no vector (not ranked)
   std::string method;             // "exact", "hnsw" or "hnsw+exact" (fallback)
   binding bound;
+  std::vector<std::string> notes;  // e.g. the cache file was damaged and rebuilt for this search
 };
 
 // The k nearest fresh vectors among the documents of `collection` matching the filter.
@@ -131,8 +133,10 @@ result<stale_result> stale(const store& s, std::string_view collection, std::str
 
 // --- the cache (vector_cache.cpp) ---
 // verify's entries for the vector caches of a store: one per cache file {name, kind:
-// "vectors", rebuildable: true, collection, field, rows, current, note?}. A cache that is
-// not current is not an integrity failure: the next vsearch rebuilds it.
+// "vectors", rebuildable: true, collection, field, rows, current, damaged, note?}. Each file
+// is read whole and its checksum compared. A cache that is not current is not an integrity
+// failure: the next vsearch rebuilds it. A damaged one (damaged: true) is marked in memory
+// (nothing is written or removed): the next vsearch of it rebuilds it and says so.
 std::vector<document> cache_status(const store& s);
 
 }  // namespace omgdb::engine::vector
