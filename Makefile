@@ -17,7 +17,10 @@
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
 #   make bench-http HTTP and stdio calls vs the TypeScript SDK and a bare Beast echo server
 #   make package    the Debian package (CPack): build/release/omgdb_<version>_<arch>.deb
-#   make image      the container image (Dockerfile), tagged omgdb
+#   make image      the container image (Dockerfile), tagged omgdb, with docker
+#   make image-test the image built here with no registry (bases from Debian's packages with
+#                   mmdebstrap, podman build) and the seed session run inside it; not part of
+#                   `make test` (scripts/image_test.sh, docs/service.md)
 #   make clean      remove build/
 
 PRESET ?= release
@@ -39,7 +42,7 @@ FUZZ_TARGETS ?=
 # line reader (transports), approvals and the SQL service (sql).
 TSAN_TESTS ?= ^(mcp_unit|transports_unit|sql_unit)$$
 
-.PHONY: deps configure daemon build run test test-asan test-tsan fuzz-build fuzz bench bench-http package image clean
+.PHONY: deps configure daemon build run test test-asan test-tsan fuzz-build fuzz bench bench-http package image image-test clean
 
 deps:
 	@bash scripts/deps.sh
@@ -100,6 +103,11 @@ package: build
 
 image:
 	docker build -t omgdb .
+
+# podman, buildah's storage and mmdebstrap: installed here only, never for `make test`.
+image-test:
+	@OMGDB_DEPS_EXTRA="podman buildah mmdebstrap uidmap netavark runc" bash scripts/deps.sh
+	bash scripts/image_test.sh
 
 clean:
 	rm -rf build
