@@ -1,11 +1,14 @@
 # omgdb — two commands: `make run` and `make test`. Everything else is a helper of theirs.
 #
 #   make deps       install the missing Debian 12 packages (apt, non-interactive, idempotent)
-#   make build      configure and build the release preset (build/release)
-#   make run        build, create the default store and a token if missing, serve MCP over
-#                   HTTP on 127.0.0.1:41922 (agents that spawn a process use `omgdb mcp`)
-#   make test       build and run every test (unit, transcripts, seed session, CLI, HTTP,
-#                   TypeScript SDK interop, differential against mingo, crash and restart)
+#   make daemon     configure and build only the daemon (build/release/omgdb) and what it links
+#   make build      configure and build everything of the release preset: the daemon, the
+#                   test binaries (build/release)
+#   make run        build the daemon only (not the tests), create the default store and a token
+#                   if missing, serve MCP over HTTP on 127.0.0.1:41922 (agents that spawn a
+#                   process use `omgdb mcp`)
+#   make test       build everything and run every test (unit, transcripts, seed session, CLI,
+#                   HTTP, TypeScript SDK interop, differential against mingo, crash and restart)
 #   make test-asan  the same tests on an AddressSanitizer + UBSan build (build/asan)
 #   make test-tsan  the concurrent suites (sessions, worker pool, HTTP sessions, stdio, approvals)
 #                   on a ThreadSanitizer build (build/tsan)
@@ -14,7 +17,10 @@
 #   make bench      start-up, get-by-_id throughput and peak RSS (bench/README.md)
 #   make bench-http HTTP and stdio calls vs the TypeScript SDK and a bare Beast echo server
 #   make package    the Debian package (CPack): build/release/omgdb_<version>_<arch>.deb
-#   make image      the container image (Dockerfile), tagged omgdb
+#   make image      the container image (Dockerfile), tagged omgdb, with docker
+#   make image-test the image built here with no registry (bases from Debian's packages with
+#                   mmdebstrap, podman build) and the seed session run inside it; not part of
+#                   `make test` (scripts/image_test.sh, docs/service.md)
 #   make clean      remove build/
 
 PRESET ?= release
@@ -36,7 +42,7 @@ FUZZ_TARGETS ?=
 # line reader (transports), approvals and the SQL service (sql).
 TSAN_TESTS ?= ^(mcp_unit|transports_unit|sql_unit)$$
 
-.PHONY: deps configure build run test test-asan test-tsan fuzz-build fuzz bench bench-http package image clean
+.PHONY: deps configure daemon build run test test-asan test-tsan fuzz-build fuzz bench bench-http package image image-test clean
 
 deps:
 	@bash scripts/deps.sh
@@ -44,10 +50,15 @@ deps:
 configure: deps
 	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ]; then cmake --preset $(PRESET); fi
 
+# The daemon and the libraries it links: ~250 compile steps of the ~400 (no test, bench or
+# fuzz unit). `make run` and `make bench` need nothing else.
+daemon: configure
+	cmake --build --preset $(PRESET) -j $(JOBS) --target omgdb
+
 build: configure
 	cmake --build --preset $(PRESET) -j $(JOBS)
 
-run: build
+run: daemon
 	@mkdir -p "$(dir $(STORE))"
 	@if [ ! -d "$(STORE)" ]; then $(OMGDB) create "$(STORE)"; fi
 	@if [ -z "$$OMGDB_HTTP_TOKEN" ] && [ ! -s "$(TOKEN_FILE)" ]; then \
@@ -79,11 +90,11 @@ fuzz-build:
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh build/fuzz $(FUZZ_TARGETS)
 
-bench: build
+bench: daemon
 	bash bench/run.sh $(OMGDB)
 
 # HTTP and stdio against the TypeScript SDK and a bare Beast echo server (bench/README.md).
-bench-http: build
+bench-http: daemon
 	@OMGDB_DEPS_EXTRA=wrk bash scripts/deps.sh
 	cmake --build --preset $(PRESET) -j $(JOBS) --target beast_echo
 	python3 bench/http_bench.py $(OMGDB) $(BUILD_DIR)/beast_echo
@@ -92,6 +103,11 @@ package: build
 
 image:
 	docker build -t omgdb .
+
+# podman, buildah's storage and mmdebstrap: installed here only, never for `make test`.
+image-test:
+	@OMGDB_DEPS_EXTRA="podman buildah mmdebstrap uidmap netavark runc" bash scripts/deps.sh
+	bash scripts/image_test.sh
 
 clean:
 	rm -rf build

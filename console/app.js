@@ -32,6 +32,19 @@
         });
       });
   }
+  // A list's state: "loading" until its first answer, then its items or its empty text; a
+  // failed load says so instead of claiming the list is empty.
+  function loaded(name, count, error) {
+    $(name + "-loading").hidden = true;
+    $(name + "-empty").hidden = count > 0 || !!error;
+  }
+  function failed(name, e) {
+    var l = $(name + "-loading");
+    if (!l.hidden) l.textContent = "Could not load: " + e.message;
+    show(e.message);
+  }
+  // One name for a session everywhere: its label and its client's name ("a1b2c3d4 · claude-code").
+  function sessionName(s) { return s.name || s.label || s.handle || s.session || ""; }
   function duration(ms) {
     var s = Math.max(0, Math.round(ms / 1000));
     if (s < 60) return s + " s";
@@ -123,7 +136,7 @@
     var box = $("approvals");
     var focusedId = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
     box.textContent = "";
-    $("approvals-empty").hidden = pending.length > 0;
+    loaded("approvals", pending.length);
     var badge = $("pending-count");
     badge.textContent = String(pending.length);
     badge.className = pending.length ? "badge on" : "badge";
@@ -136,7 +149,7 @@
       field(dl, "Kind", a.kind === "edit" ? "proposed worksheet edit (proposeSqlEdit)" : "SQL execution (executeSql)");
       field(dl, "Connection", a.connection + (a.label && a.label !== a.connection ? " (" + a.label + ")" : "") + " · " + a.dialect);
       if (a.kind !== "edit") field(dl, "Access", a.write ? "writes (" + a.keyword + ")" : "read (" + a.keyword + ")", a.write ? "write" : null);
-      field(dl, "Requested by", "session " + a.session + " · request " + a.request);
+      field(dl, "Requested by", "session " + a.session + " (request " + a.request + ")", "who");
       if (a.rationale) field(dl, "Rationale", a.rationale);
       var left = field(dl, "Time left", duration(a.expiresInMs), "timeleft");
       left.dataset.deadline = String(Date.now() + a.expiresInMs);
@@ -185,16 +198,16 @@
     api("sessions").then(function (body) {
       var tb = $("sessions").tBodies[0];
       tb.textContent = "";
-      $("sessions-empty").hidden = body.sessions.length > 0;
+      loaded("sessions", body.sessions.length);
       body.sessions.forEach(function (s) {
         var tr = el("tr");
-        [s.handle, s.token, s.scope, s.protocolVersion || "(not initialized)", duration(s.ageMs), s.inFlight,
+        [sessionName(s), s.token, s.scope, s.protocolVersion || "(not initialized)", duration(s.ageMs), s.inFlight,
          s.lastCall ? s.lastCall.tool + " · " + s.lastCall.outcome + " · " + s.lastCall.time : "none"].forEach(function (v) {
           tr.appendChild(el("td", null, v));
         });
         var td = el("td");
         var end = el("button", null, "End session");
-        end.setAttribute("aria-label", "End session " + s.handle);
+        end.setAttribute("aria-label", "End session " + sessionName(s));
         end.addEventListener("click", function () {
           end.disabled = true;
           api("sessions/" + encodeURIComponent(s.handle) + "/end", { method: "POST" }).then(loadSessions)
@@ -204,7 +217,7 @@
         tr.appendChild(td);
         tb.appendChild(tr);
       });
-    }).catch(function (e) { show(e.message); });
+    }).catch(function (e) { failed("sessions", e); });
   }
 
   // --- history ---
@@ -218,24 +231,27 @@
     api(q).then(function (body) {
       var tb = $("history").tBodies[0];
       tb.textContent = "";
-      $("history-empty").hidden = body.calls.length > 0;
+      loaded("history", body.calls.length);
       var stores = [], conns = [];
       body.calls.forEach(function (c) {
         if (c.store) stores.push(c.store);
         if (c.connection) conns.push(c.connection);
         var tr = el("tr");
         tr.appendChild(el("td", null, c.time));
-        tr.appendChild(el("td", null, c.label || c.session));
+        tr.appendChild(el("td", null, sessionName(c)));
         tr.appendChild(el("td", null, c.tool));
         tr.appendChild(el("td", null, c.store || c.connection || ""));
-        tr.appendChild(el("td", null, (Math.round(c.durationMs * 10) / 10) + " ms"));
-        tr.appendChild(el("td", c.outcome === "ok" ? "ok" : "bad", c.outcome + (c.note ? " (" + c.note + ")" : "")));
-        tr.appendChild(el("td", "error", c.error || ""));
+        tr.appendChild(el("td", null, c.decision ? "" : (Math.round(c.durationMs * 10) / 10) + " ms"));
+        // A call's note ("client gone") qualifies its outcome; a decision's note says who decided and when.
+        tr.appendChild(el("td", c.outcome === "ok" || c.outcome === "approved" ? "ok" : "bad",
+                          c.outcome + (c.note && !c.decision ? " (" + c.note + ")" : "")));
+        tr.appendChild(el("td", c.error ? "error" : "note", c.error || (c.decision ? c.note || "" : "")));
+        if (c.decision) tr.className = "decision";
         tb.appendChild(tr);
       });
       addOptions($("filter-store"), stores);
       addOptions($("filter-connection"), conns);
-    }).catch(function (e) { show(e.message); });
+    }).catch(function (e) { failed("history", e); });
   }
   $("filter-store").addEventListener("change", loadHistory);
   $("filter-connection").addEventListener("change", loadHistory);
@@ -247,7 +263,7 @@
       var box = $("stores");
       box.textContent = "";
       var stores = body.stores || [];
-      $("stores-empty").hidden = stores.length > 0;
+      loaded("stores", stores.length);
       stores.forEach(function (s) {
         var card = el("article", "card");
         card.appendChild(el("h3", null, s.path));
@@ -280,7 +296,7 @@
       var tbody = $("connections").tBodies[0];
       tbody.textContent = "";
       var conns = body.connections || [];
-      $("connections-empty").hidden = conns.length > 0;
+      loaded("connections", conns.length);
       conns.forEach(function (c) {
         var tr = el("tr");
         var dialect = c.kind && c.kind !== c.dialect ? c.kind + " (" + c.dialect + ")" : c.dialect;
@@ -295,7 +311,7 @@
           tbody.appendChild(note);
         }
       });
-    }).catch(function (e) { show(e.message); });
+    }).catch(function (e) { failed("stores", e); failed("connections", e); });
   }
 
   // --- live updates ---

@@ -3,11 +3,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "config/config.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace omgdb::daemon {
 
@@ -61,5 +67,16 @@ int run_dump(const std::string& path);
 // Direct commands that call the tool of the same name (at `dangerous` scope: the local user
 // owns the store) and print its text to stdout, or its error to stderr with exit status 1.
 int run_tool_command(const std::string& tool, const std::string& arguments_json);
+
+// `omgdb call TOOL [ARGS] [--scope S] [--config F] [--json]` (daemon/call_cmd.cpp): one
+// tools/call through an MCP session of its own, with the settings `omgdb mcp` would have (so
+// the same scope ceiling, decoder, bounds and result). Adds the subcommand; the returned
+// function runs it when it was chosen (nullopt otherwise). Exit status: 0 when the call
+// succeeded, 2 for a usage error (the command line, ARGS not a JSON object, a bad config),
+// else call_exit_status of the failure's kind.
+std::function<std::optional<int>()> add_call_command(CLI::App& app);
+// 3 + the kind's index: invalid_argument 3, not_found 4, conflict 5, busy 6, cancelled 7,
+// limit_exceeded 8, unavailable 9, corrupt 10, io 11, internal 12.
+int call_exit_status(failure_kind kind) noexcept;
 
 }  // namespace omgdb::daemon

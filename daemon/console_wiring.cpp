@@ -7,6 +7,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <ctime>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -243,7 +245,104 @@ link_printer print_to_stdout() {
   };
 }
 
+namespace {
+
+// The approvals a person decided in this console, kept for the History page ("approved in the
+// console at T"): the newest 200, in memory.
+class decision_log {
+ public:
+  static constexpr std::size_t capacity = 200;
+
+  // `approval` is the pending entry as approvals() listed it.
+  void add(const bj::object& approval, bool approved) {
+    auto text = [&](const char* key) {
+      auto* v = approval.if_contains(key);
+      return v && v->is_string() ? std::string(v->get_string()) : std::string();
+    };
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm utc{};
+    ::gmtime_r(&t, &utc);
+    char iso[40], shown[40];
+    std::snprintf(iso, sizeof iso, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                  utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms));
+    std::strftime(shown, sizeof shown, "%Y-%m-%d %H:%M:%S UTC", &utc);
+    const std::string verdict = approved ? "approved" : "rejected";
+    bj::object row{{"time", iso},
+                   {"session", text("session")},
+                   {"label", text("session")},
+                   {"tool", text("kind") == "edit" ? "proposeSqlEdit" : "executeSql"},
+                   {"connection", text("connection")},
+                   {"durationMs", 0},
+                   {"outcome", verdict},
+                   {"decision", true},
+                   {"note", verdict + " in the console at " + shown + " (request " + text("request") + ")"}};
+    std::lock_guard lock(mu_);
+    rows_.push_front(std::move(row));
+    if (rows_.size() > capacity) rows_.pop_back();
+    ++count_;
+  }
+
+  // `calls` (newest first) with the decisions that pass the filter, newest first.
+  bj::array merge(bj::array calls, const std::string& store, const std::string& connection) const {
+    std::lock_guard lock(mu_);
+    if (!store.empty() || rows_.empty()) return calls;
+    bj::array out;
+    out.reserve(calls.size() + rows_.size());
+    auto time_of = [](const bj::value& v) {
+      auto* t = v.is_object() ? v.get_object().if_contains("time") : nullptr;
+      return t && t->is_string() ? std::string_view(t->get_string()) : std::string_view();
+    };
+    std::size_t c = 0;
+    for (const auto& d : rows_) {
+      if (!connection.empty() && d.at("connection").as_string() != connection) continue;
+      while (c < calls.size() && time_of(calls[c]) >= time_of(d)) out.push_back(std::move(calls[c++]));
+      out.push_back(d);
+    }
+    while (c < calls.size()) out.push_back(std::move(calls[c++]));
+    return out;
+  }
+
+  std::uint64_t count() const {
+    std::lock_guard lock(mu_);
+    return count_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::deque<bj::object> rows_;  // newest first
+  std::uint64_t count_ = 0;
+};
+
+// `b` with every decision made through it kept in its history.
+console::backend with_decisions(console::backend b) {
+  if (!b.decide || !b.approvals) return b;
+  auto log = std::make_shared<decision_log>();
+  b.decide = [log, decide = std::move(b.decide), list = b.approvals](std::string_view id, bool approve) -> status {
+    std::optional<bj::object> which;
+    for (const auto& a : list()) {
+      if (!a.is_object()) continue;
+      auto* v = a.get_object().if_contains("id");
+      if (v && v->is_string() && v->get_string() == id) which = a.get_object();
+    }
+    auto st = decide(id, approve);
+    if (st && which) log->add(*which, approve);
+    return st;
+  };
+  auto history = std::move(b.history);
+  b.history = [log, history](const std::string& store, const std::string& connection) {
+    return log->merge(history ? history(store, connection) : bj::array(), store, connection);
+  };
+  auto version = std::move(b.history_version);
+  b.history_version = [log, version] { return (version ? version() : 0) + log->count(); };
+  return b;
+}
+
+}  // namespace
+
 void enable_console(transports::http_options& http, const config::settings& s, console::backend b, link_printer print) {
+  b = with_decisions(std::move(b));
   auto base = std::make_shared<std::string>();
   console::settings cs;
   cs.login_ttl = s.console.login_ttl;

@@ -39,7 +39,8 @@ link_printer print_to_terminal();  // `omgdb mcp --http`: /dev/tty only (stderr 
 link_printer print_to_stdout();    // `omgdb console`
 
 // Turns the console on for `http`: makes the site and, once listening, mints the first login
-// link. The existing on_listening runs first.
+// link. The existing on_listening runs first. Every approval decided through the console is
+// kept (the newest 200) and shown in its History as "approved/rejected in the console at T".
 void enable_console(transports::http_options& http, const config::settings& s, transports::console::backend b,
                     link_printer print);
 

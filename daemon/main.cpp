@@ -240,6 +240,7 @@ int main(int argc, char** argv) {
   auto run_model_command = omgdb::daemon::add_model_commands(app);
   auto run_console_command = omgdb::daemon::add_console_command(app);
   auto run_markdown_command = omgdb::daemon::add_markdown_commands(app);
+  auto run_call_command = omgdb::daemon::add_call_command(app);
 
   try {
     app.parse(argc, argv);
@@ -253,6 +254,7 @@ int main(int argc, char** argv) {
   if (auto status = run_model_command()) return *status;
   if (auto status = run_console_command()) return *status;
   if (auto status = run_markdown_command()) return *status;
+  if (auto status = run_call_command()) return *status;
   if (*mcp_cmd) {
     if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
     if (via_opt->count() && mcp.standalone) mcp.rejected.push_back("--via");

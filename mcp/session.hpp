@@ -124,6 +124,10 @@ class session : public std::enable_shared_from_this<session> {
   void set_run_quick_inline(bool on) noexcept { run_quick_inline_ = on; }
   // How logs and metrics name this session (set by the transport before the first message).
   void set_label(std::string label) { label_ = std::move(label); }
+  // How people are shown this session (the console, approvals, SQL history): the label, then
+  // " · " and the client's name from initialize (`clientInfo.name`, printable bytes, at most
+  // 64) when it gave one, e.g. "a1b2c3d4 · claude-code", "stdio · codex". Thread-safe.
+  std::string name() const;
   // Where this session's calls may open stores and read files (call_context::paths); set by
   // the transport before the first message. None (the default): not confined.
   void set_path_policy(std::shared_ptr<const auth::path_policy> paths) { paths_ = std::move(paths); }
@@ -180,6 +184,7 @@ class session : public std::enable_shared_from_this<session> {
   std::condition_variable idle_cv_;
   std::string version_;
   std::string level_name_;  // as set by logging/setLevel ("" = never set)
+  std::string client_name_;  // clientInfo.name of initialize, cleaned (name())
   std::multimap<std::string, std::shared_ptr<call_state>> calls_;  // by serialized id
   std::shared_ptr<warm_keys> warm_ = std::make_shared<warm_keys>();  // tool::quick_once_warm values seen finished
 };

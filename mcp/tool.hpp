@@ -89,6 +89,9 @@ struct call_context {
   // (serialized). Empty outside a session (the command line, unit tests).
   std::string session_id;
   std::string request_id;
+  // How people are shown the session (mcp::session::name(): "a1b2c3d4 · claude-code"); empty
+  // outside a session.
+  std::string session_name;
   // Set when the client went away (stdin closed, HTTP session ended); `cancelled` is set too.
   // Lets a long wait (an SQL approval) say which of the two ended it.
   const std::atomic<bool>* client_gone = nullptr;

@@ -3,7 +3,9 @@
 # Idempotent and non-interactive: a second run on a complete machine installs nothing.
 set -euo pipefail
 
-packages=(
+# What compiling the daemon needs (the container's build stage installs only these:
+# OMGDB_DEPS_BUILD_ONLY=1; `scripts/deps.sh --list-build` prints them).
+build_packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev
   librocksdb-dev libbson-dev libpcre2-dev libssl-dev
@@ -12,10 +14,19 @@ packages=(
   unixodbc-dev odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc
   libstemmer-dev libhnswlib-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libyaml-cpp-dev
   libintelrdfpmath-dev
-  postgresql mariadb-server mariadb-client
-  nodejs npm python3 openssl
-  chromium
 )
+if [ "${1:-}" = "--list-build" ]; then
+  echo "${build_packages[*]}"
+  exit 0
+fi
+packages=("${build_packages[@]}")
+if [ "${OMGDB_DEPS_BUILD_ONLY:-}" != "1" ]; then
+  packages+=(
+    postgresql mariadb-server mariadb-client
+    nodejs npm python3 openssl
+    chromium
+  )
+fi
 if [ "${OMGDB_DEPS_EXTRA:-}" != "" ]; then
   read -r -a extra <<<"$OMGDB_DEPS_EXTRA"
   packages+=("${extra[@]}")

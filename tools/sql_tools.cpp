@@ -29,7 +29,9 @@ sql::caller caller_of(const call& c) {
   sql::caller who;
   who.may_write = auth::allows(c.ctx.scope, auth::scope::read_write);
   who.tool = std::string(c.tool);
-  who.session = c.ctx.session_id;
+  // The name people see for the session (its label and client), the same in the console,
+  // `omgdb approvals` and the SQL history; the id when the call has no session.
+  who.session = c.ctx.session_name.empty() ? c.ctx.session_id : c.ctx.session_name;
   who.request = c.ctx.request_id;
   who.cancelled = c.ctx.cancelled;
   who.client_gone = c.ctx.client_gone;

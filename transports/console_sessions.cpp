@@ -16,6 +16,7 @@ bj::array session_table::describe() const {
     std::string version = hs->mcp().negotiated_version();
     out.push_back(bj::object{{"handle", id.substr(0, 8)},
                              {"mcpSession", hs->mcp().id()},
+                             {"name", hs->mcp().name()},
                              {"token", hs->token_name.empty() ? std::string("(no auth)") : hs->token_name},
                              {"scope", std::string(auth::to_string(hs->granted))},
                              {"protocolVersion", version},

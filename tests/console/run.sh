@@ -37,4 +37,4 @@ export OMGDB_BIN=$bin OMGDB_CHROMIUM=$browser
 export OMGDB_CONSOLE_SHOTS=${OMGDB_CONSOLE_SHOTS:-$root/build/console-screenshots}
 mkdir -p "$OMGDB_CONSOLE_SHOTS"
 unset OMGDB_LOG_LEVEL OMGDB_HTTP_TOKEN
-exec node --test --test-concurrency=1 --test-reporter=spec console.test.mjs security.test.mjs console_cmd.test.mjs
+exec node --test --test-concurrency=1 --test-reporter=spec console.test.mjs names.test.mjs security.test.mjs console_cmd.test.mjs
