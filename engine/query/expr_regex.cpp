@@ -54,6 +54,9 @@ struct regex_call {
   // match's code-point index from the one before, not from the start (which was O(n²)).
   std::size_t counted_bytes = 0;
   std::int64_t counted_cps = 0;
+  // PCRE2 checks the whole subject's UTF-8 on every match unless told not to: once is enough
+  // (checking it for each of $regexFindAll's matches was O(n²) as well).
+  bool utf_checked = false;
   std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md{nullptr, pcre2_match_data_free};
 };
 
@@ -126,7 +129,8 @@ pcre2_match_context* limited_context() {
 bool match_at(regex_call& call, std::size_t start, document& out, std::size_t& end) {
   pcre2_match_data* md = call.md.get();
   const int rc = pcre2_match(call.code.get(), reinterpret_cast<PCRE2_SPTR>(call.input.data()), call.input.size(), start,
-                             0, md, limited_context());
+                             call.utf_checked ? PCRE2_NO_UTF_CHECK : 0, md, limited_context());
+  call.utf_checked = call.utf_checked || rc >= 0 || rc == PCRE2_ERROR_NOMATCH;  // the subject was checked
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
     fail(quoted(call.name) + " reached the regex match limit (" + std::to_string(k_regex_match_limit) +
