@@ -63,7 +63,9 @@ TEST_CASE("a $reduce that doubles its array with $concatArrays is refused as it 
                                    "in": {"$concatArrays": ["$$value", "$$value"]}}})");
   });
   check_memory_bound(f, "32 MiB");
-  CHECK(grew < 128);
+  // Refused before the doubled array is built: the peak stays near the bound (building the
+  // array and refusing it afterwards peaked about 14 MiB higher).
+  CHECK(grew < 40);
 }
 
 TEST_CASE("a $reduce nesting its value 30,000 deep is refused at depth 200 without crashing") {
