@@ -1,5 +1,5 @@
 // Helpers for the tests of the per-call budget (common/call_budget.hpp) in expressions and
-// pipelines: a budget installed for one test, the process's peak resident set growth, wall
+// pipelines: a budget installed for one test, the process's peak resident set growth, CPU
 // time, and a flag set from another thread after a delay.
 #pragma once
 
@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 #include <thread>
+
+#include <time.h>
 
 #include "common/call_budget.hpp"
 #include "common/result.hpp"
@@ -50,11 +52,18 @@ double peak_growth_mib(F&& f) {
   return static_cast<double>(peak - before) / 1024.0;
 }
 
+// The CPU time `f` took on this thread, in seconds: what an algorithm costs, unaffected by
+// how busy the machine is (wall time is what the cancellation tests measure).
 template <class F>
-double seconds(F&& f) {
-  const auto t0 = std::chrono::steady_clock::now();
+double cpu_seconds(F&& f) {
+  auto now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+  };
+  const double t0 = now();
   f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return now() - t0;
 }
 
 // Sets `flag` after `delay` on another thread and records when; join() waits for it.
