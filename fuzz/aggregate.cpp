@@ -6,6 +6,12 @@
 // per-stage bound; whatever it outputs must be written as JSON objects, and a second run with
 // the same seed and clock, over source documents cut to the fields the pipeline reads
 // (source_fields, as the store's scan decodes them), gives the same output.
+//
+// Each run is one call under a call budget of 64 MiB (common/call_budget.hpp), as a tool call
+// is: what expressions and stages build is refused at that bound, so run with libFuzzer's
+// `-rss_limit_mb=512 -timeout=5` (fuzz/run.sh does) a memory or time bomb — a value built
+// past the budget, a loop that ignores it — is a finding, not a crash of the harness.
+#include "common/call_budget.hpp"
 #include "engine/aggregate/pipeline.hpp"
 #include "fuzz/fuzz_docs.hpp"
 #include "fuzz/fuzz_target.hpp"
@@ -17,6 +23,8 @@ namespace {
 
 constexpr const char* k_name = "aggregate";
 constexpr std::size_t k_max_output = 2000;
+constexpr std::size_t k_max_output_bytes = std::size_t{8} << 20;  // JSON text kept per run
+constexpr std::uint64_t k_call_bytes = std::uint64_t{64} << 20;
 
 struct run_output {
   bool ok = false;
@@ -24,6 +32,8 @@ struct run_output {
 };
 
 run_output run(const memory_provider& provider, const array& pipeline) {
+  call_budget budget(k_call_bytes);
+  budget_scope scope(&budget);
   pipeline_options options;
   options.max_stage_bytes = std::size_t{1} << 20;
   options.now_millis = 1700000000000;
@@ -33,7 +43,7 @@ run_output run(const memory_provider& provider, const array& pipeline) {
   auto st = run_pipeline(provider, "c", pipeline, options, [&](document&& d) {
     out.text += to_json(d);
     out.text += '\n';
-    return ++n < k_max_output;
+    return ++n < k_max_output && out.text.size() < k_max_output_bytes;
   });
   out.ok = st.ok();
   return out;

@@ -64,6 +64,11 @@ result<stage_list> compile_pipeline(const array& spec, const compile_ctx& ctx) {
   if (ctx.depth > ctx.max_depth) {
     return make_error("sub-pipelines nest deeper than " + std::to_string(ctx.max_depth) + " levels");
   }
+  if (spec.size() > k_max_pipeline_stages) {
+    return make_error("the pipeline has " + std::to_string(spec.size()) + " stages; a pipeline (or sub-pipeline) may have at most " +
+                          std::to_string(k_max_pipeline_stages) + " (MongoDB's bound)",
+                      failure_kind::limit_exceeded);
+  }
   stage_list out;
   for (std::size_t i = 0; i < spec.size(); ++i) {
     const std::string where = "stage " + std::to_string(i + 1);

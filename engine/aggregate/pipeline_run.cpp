@@ -11,15 +11,22 @@ namespace {
 
 class memory_cursor final : public cursor {
  public:
-  explicit memory_cursor(std::vector<document> docs) : docs_(std::move(docs)) {}
+  memory_cursor(std::vector<document> docs, std::unique_ptr<memory_budget> held)
+      : docs_(std::move(docs)), held_(std::move(held)) {}
   bool next(document& out) override {
-    if (pos_ >= docs_.size()) return false;
+    if (pos_ >= docs_.size()) {
+      held_.reset();
+      docs_.clear();
+      docs_.shrink_to_fit();
+      return false;
+    }
     out = std::move(docs_[pos_++]);
     return true;
   }
 
  private:
   std::vector<document> docs_;
+  std::unique_ptr<memory_budget> held_;
   std::size_t pos_ = 0;
 };
 
@@ -50,21 +57,44 @@ void exec_ctx::poll() const {
   if (ticks != nullptr && (++*ticks & 255) != 1) return;  // the first call, then every 256th
   const auto* flag = options->control.cancelled;
   if (flag != nullptr && flag->load(std::memory_order_relaxed)) throw expression_error("cancelled", failure_kind::cancelled);
+  budget->poll();
+}
+
+void memory_budget::over() const {
+  fail_limit("stage " + quoted(stage_) + " exceeded its memory limit of " + limit_text(limit_) +
+             " (it holds documents in memory and does not spill to disk): add a `$match` or `$project` before it, "
+             "group on fewer distinct keys, or add a `$limit` after a `$sort`");
 }
 
 void memory_budget::add(std::size_t bytes) {
+  if (bytes > limit_ - std::min(used_, limit_)) over();
+  call_.charge(bytes, what_);
   used_ += bytes;
-  if (used_ > limit_) {
-    fail_limit("stage " + quoted(stage_) + " exceeded its memory limit of " + limit_text(limit_) +
-         " (it holds documents in memory and does not spill to disk): add a `$match` or `$project` before it, "
-         "group on fewer distinct keys, or add a `$limit` after a `$sort`");
-  }
+}
+
+void memory_budget::adopt(std::size_t bytes, bool check) {
+  call_.adopt(bytes);
+  used_ += bytes;
+  if (check && used_ > limit_) over();
+}
+
+void output_hold::check_depth(const document& d, std::string_view what) {
+  call_budget::check_depth(measure_document(d, k_max_built_depth).depth, what);
+}
+
+void output_hold::hold(const document& d, std::string_view what) {
+  hold_.reset();
+  const value_measure m = measure_document(d, k_max_built_depth);
+  call_budget::check_depth(m.depth, what);
+  hold_.charge(m.bytes, what);
 }
 
 std::size_t approx_bytes(const document& d) { return held_bytes(d); }
 std::size_t approx_bytes(const value& v) { return held_bytes(v); }
 
-cursor_ptr vector_cursor(std::vector<document> docs) { return std::make_unique<memory_cursor>(std::move(docs)); }
+cursor_ptr vector_cursor(std::vector<document> docs, std::unique_ptr<memory_budget> held) {
+  return std::make_unique<memory_cursor>(std::move(docs), std::move(held));
+}
 
 cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter,
                              const std::vector<std::string>* fields) {
@@ -79,7 +109,11 @@ cursor_ptr open_pipeline(const stage_list& stages, cursor_ptr input, exec_ctx& c
   return input;
 }
 
-void set_path(document& doc, std::string_view path, value v) {
+namespace {
+
+// set_path's walk; `copy_bytes` is what one more copy of the value costs (measured once,
+// when the path first meets an array), `charged` what the copies have charged.
+void set_path_at(document& doc, std::string_view path, value v, std::uint64_t& copy_bytes, std::uint64_t& charged) {
   const std::size_t dot = path.find('.');
   const std::string_view head = path.substr(0, dot);
   value* existing = find_field(doc, head);
@@ -97,14 +131,28 @@ void set_path(document& doc, std::string_view path, value v) {
     existing = &doc.back().val;
   }
   if (existing->is_array()) {
+    // Through an array the value is copied into every element: each copy is charged before
+    // it is made (an array of a million documents would otherwise multiply the value).
+    if (copy_bytes == 0) copy_bytes = measure_value(v, k_max_built_depth).bytes + sizeof(field) + sizeof(document);
+    call_budget& budget = current_budget();
     for (value& e : existing->as_array()) {
+      budget.charge(copy_bytes, "a field set through an array");
+      charged += copy_bytes;
       if (!e.is_document()) e = value(document{});
-      set_path(e.as_document(), rest, v);
+      set_path_at(e.as_document(), rest, v, copy_bytes, charged);
     }
     return;
   }
   if (!existing->is_document()) *existing = value(document{});
-  set_path(existing->as_document(), rest, std::move(v));
+  set_path_at(existing->as_document(), rest, std::move(v), copy_bytes, charged);
+}
+
+}  // namespace
+
+std::uint64_t set_path(document& doc, std::string_view path, value v) {
+  std::uint64_t copy_bytes = 0, charged = 0;
+  set_path_at(doc, path, std::move(v), copy_bytes, charged);
+  return charged;
 }
 
 }  // namespace aggregate_detail
@@ -128,6 +176,7 @@ status run_pipeline(const collection_provider& provider, std::string_view collec
                            : std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch()).count();
   ctx.env.variables = &ctx.variables;
+  ctx.budget = &current_budget();
   try {
     // A leading $match without $expr is the collection scan's own filter (and can use an index).
     document filter;

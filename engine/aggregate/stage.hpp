@@ -24,12 +24,15 @@ namespace omgdb::engine::aggregate_detail {
 [[noreturn]] inline void fail_limit(const std::string& message) {
   throw expression_error(message, failure_kind::limit_exceeded);
 }
+std::string quoted(std::string_view s);
 
 inline bool is_date(const value& v) noexcept { return std::holds_alternative<date_time>(v.raw()); }
 inline std::int64_t date_millis(const value& v) { return std::get<date_time>(v.raw()).millis; }
 
 // What a running pipeline shares: the provider, the options, the variables in scope
-// ($lookup's `let`), a poll counter for cancellation.
+// ($lookup's `let`), a poll counter for cancellation, the call's budget (common/
+// call_budget.hpp: the thread's current one when the pipeline started), which every stage
+// charges with what it holds and what it hands on.
 struct exec_ctx {
   const collection_provider* provider = nullptr;
   const pipeline_options* options = nullptr;
@@ -37,8 +40,11 @@ struct exec_ctx {
   eval_env env;                  // points at `variables`
   std::uint64_t* ticks = nullptr;
   int depth = 0;
+  call_budget* budget = &current_budget();
 
-  void poll() const;  // throws "cancelled" when the flag is set; now and then
+  // Throws "cancelled" (kind cancelled) when the pipeline's flag or the call's is set; now
+  // and then (every 256th call).
+  void poll() const;
   expr_value eval(const expression& e, const document& doc) const { return e.eval_or_throw(doc, env); }
 };
 
@@ -88,10 +94,16 @@ cursor_ptr each(cursor_ptr input, exec_ctx& ctx, Step step) {
   return std::make_unique<each_cursor>(std::move(input), ctx, std::move(step));
 }
 
+// The most stages one pipeline (or sub-pipeline) may have: MongoDB's bound. docs/limits.md.
+inline constexpr std::size_t k_max_pipeline_stages = 1000;
+
 // Opens a compiled pipeline over `input`.
 cursor_ptr open_pipeline(const stage_list& stages, cursor_ptr input, exec_ctx& ctx);
-// A cursor over documents in memory (moved out as they are read).
-cursor_ptr vector_cursor(std::vector<document> docs);
+class memory_budget;
+// A cursor over documents in memory (moved out as they are read). `held`, when given, is what
+// the stage charged for them: it is given back when the cursor has handed on its last
+// document or is destroyed.
+cursor_ptr vector_cursor(std::vector<document> docs, std::unique_ptr<memory_budget> held = nullptr);
 // A cursor over a collection of the provider; with `fields`, documents may hold only those
 // top-level fields (source_fields).
 cursor_ptr collection_cursor(exec_ctx& ctx, std::string_view collection, const document& filter,
@@ -105,18 +117,84 @@ std::optional<std::vector<std::string>> source_fields(const array& pipeline, std
 std::size_t approx_bytes(const value& v);
 std::size_t approx_bytes(const document& d);
 
-// Tracks the bytes one stage instance holds; add() fails past the limit.
-class memory_budget {
+// Bytes charged to the call's budget and given back when the hold is reset or destroyed: what
+// a stage holds or has handed on, for as long as it does.
+class call_hold {
  public:
-  memory_budget(std::string_view stage, const exec_ctx& ctx) : stage_(stage), limit_(ctx.options->max_stage_bytes) {}
-  void add(std::size_t bytes);
-  void release(std::size_t bytes) { used_ = bytes > used_ ? 0 : used_ - bytes; }
-  std::size_t used() const noexcept { return used_; }
+  explicit call_hold(call_budget& b) noexcept : budget_(&b) {}
+  ~call_hold() { reset(); }
+  call_hold(const call_hold&) = delete;
+  call_hold& operator=(const call_hold&) = delete;
+  // Charges `bytes` more (throws call_error past the call's bound; nothing is kept then).
+  void charge(std::uint64_t bytes, std::string_view what) {
+    budget_->charge(bytes, what);
+    bytes_ += bytes;
+  }
+  // Takes over `bytes` already charged to the budget (by code the stage called).
+  void adopt(std::uint64_t bytes) noexcept { bytes_ += bytes; }
+  void release(std::uint64_t bytes) noexcept {
+    bytes = bytes > bytes_ ? bytes_ : bytes;
+    budget_->release(bytes);
+    bytes_ -= bytes;
+  }
+  // Holds exactly `bytes` (charging or giving back the difference).
+  void set(std::uint64_t bytes, std::string_view what) {
+    if (bytes > bytes_) charge(bytes - bytes_, what);
+    else release(bytes_ - bytes);
+  }
+  void reset() noexcept { release(bytes_); }
+  std::uint64_t bytes() const noexcept { return bytes_; }
 
  private:
+  call_budget* budget_;
+  std::uint64_t bytes_ = 0;
+};
+
+// Tracks the bytes one stage instance holds: add() fails past the stage's limit
+// (pipeline_options::max_stage_bytes) and charges the call's budget too, so several holding
+// stages (a `$facet` of many sorts) cannot together pass the call's bound. What it holds is
+// given back to the call by release() and when the budget is destroyed: keep it alive as long
+// as the documents it counts (vector_cursor takes it over).
+class memory_budget {
+ public:
+  memory_budget(std::string_view stage, const exec_ctx& ctx)
+      : stage_(stage), what_("stage " + quoted(stage)), limit_(ctx.options->max_stage_bytes), call_(*ctx.budget) {}
+  void add(std::size_t bytes);
+  // add() of bytes the stage's own calls have already charged to the call's budget (window
+  // outputs): counted against the stage's limit (unless `check` is false: on the way out of
+  // a failure) and given back with the rest.
+  void adopt(std::size_t bytes, bool check = true);
+  void release(std::size_t bytes) {
+    bytes = bytes > used_ ? used_ : bytes;
+    used_ -= bytes;
+    call_.release(bytes);
+  }
+  std::size_t used() const noexcept { return used_; }
+  const std::string& stage() const noexcept { return stage_; }
+
+ private:
+  [[noreturn]] void over() const;
   std::string stage_;
+  std::string what_;  // "stage `$group`", in the call's limit error
   std::size_t limit_;
   std::size_t used_ = 0;
+  call_hold call_;
+};
+
+// The nesting and size of a document a stage hands on (held for as long as it is the stage's
+// latest output): hold() measures `d` once, refuses it (limit_exceeded, naming `what`) when
+// it nests deeper than k_max_built_depth, and charges its bytes until the next hold() or
+// reset() — a document in flight is bounded like any value a call builds.
+class output_hold {
+ public:
+  explicit output_hold(const exec_ctx& ctx) noexcept : hold_(*ctx.budget) {}
+  void hold(const document& d, std::string_view what);
+  // Only the nesting check of hold() (the bytes are held elsewhere).
+  static void check_depth(const document& d, std::string_view what);
+  void reset() noexcept { hold_.reset(); }
+
+ private:
+  call_hold hold_;
 };
 
 // The foreign documents of an equality `$lookup` without an index on the foreign field
@@ -191,8 +269,10 @@ std::optional<std::uint64_t> limit_of(const stage_ptr& s);
 const document* pushable_filter(const stage_ptr& s);
 
 // Sets `v` at dotted `path` in `doc`, creating documents on the way; through an array it
-// sets the field in every element ($addFields semantics).
-void set_path(document& doc, std::string_view path, value v);
+// sets the field in every element ($addFields semantics). Each such copy is charged to the
+// thread's current call budget before it is made; returns the bytes charged, which the
+// caller holds (call_hold::adopt, memory_budget::adopt) for as long as the document lives.
+std::uint64_t set_path(document& doc, std::string_view path, value v);
 // Splits a dotted field path; errors on empty components or a leading '$'.
 result<std::vector<std::string>> field_path_parts(std::string_view path, std::string_view what);
 std::string quoted(std::string_view s);

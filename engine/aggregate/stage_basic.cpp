@@ -114,13 +114,18 @@ struct count_stage final : stage {
 struct replace_root_stage final : stage {
   expression root;
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    return each(std::move(input), ctx, [this, &ctx](document& d) {
+    // The new root is a value the call built: held (and depth-checked) while it is the
+    // stage's latest output.
+    auto held = std::make_shared<output_hold>(ctx);
+    return each(std::move(input), ctx, [this, &ctx, held](document& d) {
+      held->reset();
       expr_value v = ctx.eval(root, d);
       if (!v || !v->is_document()) {
         fail("'newRoot' expression must evaluate to an object, but resulting value was of type " +
              std::string(v ? bson_type_alias(*v) : "missing"));
       }
       d = std::move(v->as_document());
+      held->hold(d, "stage `$replaceRoot`");
       return true;
     });
   }

@@ -27,6 +27,15 @@ document finish(value id, states& s, const std::vector<output_field>& outputs, e
   return out;
 }
 
+// Adds a finished bucket to the stage's output: depth-checked and charged to the stage (the
+// budget goes with the output cursor).
+void keep_output(std::vector<document>& out, document d, memory_budget& budget) {
+  const value_measure m = measure_document(d, k_max_built_depth);
+  call_budget::check_depth(m.depth, "stage " + quoted(budget.stage()));
+  budget.add(m.bytes);
+  out.push_back(std::move(d));
+}
+
 struct bucket_stage final : stage {
   expression group_by;
   array boundaries;
@@ -34,7 +43,8 @@ struct bucket_stage final : stage {
   std::vector<output_field> outputs;
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget("$bucket", ctx);
+    auto held = std::make_unique<memory_budget>("$bucket", ctx);
+    memory_budget& budget = *held;
     std::vector<states> buckets(boundaries.size());  // the last one: default
     document d;
     while (input->next(d)) {
@@ -56,11 +66,15 @@ struct bucket_stage final : stage {
       for (auto& st : buckets[slot]) budget.add(st->add(d, ctx));
     }
     std::vector<document> out;
+    const std::size_t states_bytes = budget.used();  // given back once `buckets` is gone
     for (std::size_t i = 0; i < buckets.size(); ++i) {
       if (buckets[i].empty()) continue;
-      out.push_back(finish(i + 1 == buckets.size() ? *otherwise : boundaries[i], buckets[i], outputs, ctx));
+      ctx.poll();
+      keep_output(out, finish(i + 1 == buckets.size() ? *otherwise : boundaries[i], buckets[i], outputs, ctx), budget);
+      buckets[i].clear();
     }
-    return vector_cursor(std::move(out));
+    budget.release(states_bytes);
+    return vector_cursor(std::move(out), std::move(held));
   }
 };
 
@@ -70,7 +84,8 @@ struct bucket_auto_stage final : stage {
   std::vector<output_field> outputs;
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget("$bucketAuto", ctx);
+    auto held = std::make_unique<memory_budget>("$bucketAuto", ctx);
+    memory_budget& budget = *held;
     std::vector<std::pair<value, document>> all;
     document d;
     while (input->next(d)) {
@@ -80,7 +95,10 @@ struct bucket_auto_stage final : stage {
       all.emplace_back(std::move(v), std::move(d));
       d = document{};
     }
-    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return compare(a.first, b.first) < 0; });
+    std::stable_sort(all.begin(), all.end(), [&ctx](const auto& a, const auto& b) {
+      ctx.poll();
+      return compare(a.first, b.first) < 0;
+    });
     const std::size_t n = all.size();
     // MongoDB fills a bucket while it holds fewer than n / buckets documents.
     const std::size_t per = std::max<std::size_t>(1, (n + buckets - 1) / buckets);
@@ -96,16 +114,21 @@ struct bucket_auto_stage final : stage {
       i = j;
     }
     std::vector<document> out;
+    const std::size_t input_bytes = budget.used();  // given back once `all` is gone
     for (std::size_t r = 0; r < ranges.size(); ++r) {
       states s = start(outputs);
+      memory_budget states_held("$bucketAuto", ctx);  // this bucket's accumulators, until it is finished
       for (std::size_t i = ranges[r].begin; i < ranges[r].end; ++i) {
-        for (auto& st : s) st->add(all[i].second, ctx);
+        ctx.poll();
+        for (auto& st : s) states_held.add(st->add(all[i].second, ctx));
       }
       const value& max = r + 1 < ranges.size() ? all[ranges[r + 1].begin].first : all[ranges[r].end - 1].first;
       value id(document{{"min", all[ranges[r].begin].first}, {"max", max}});
-      out.push_back(finish(std::move(id), s, outputs, ctx));
+      keep_output(out, finish(std::move(id), s, outputs, ctx), budget);
     }
-    return vector_cursor(std::move(out));
+    all.clear();
+    budget.release(input_bytes);
+    return vector_cursor(std::move(out), std::move(held));
   }
 };
 

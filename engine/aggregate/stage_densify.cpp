@@ -80,7 +80,8 @@ struct densify_stage final : stage {
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget("$densify", ctx);
+    auto held = std::make_unique<memory_budget>("$densify", ctx);  // given back when the output is handed on
+    memory_budget& budget = *held;
     std::vector<row> rows;
     document d;
     while (input->next(d)) {
@@ -157,7 +158,7 @@ struct densify_stage final : stage {
 
     if (partition_exprs.empty() && kind == bounds_kind::range) {
       densify(0, rows.size(), document{}, &lower, &upper, false);  // even over no documents
-      return vector_cursor(std::move(out));
+      return vector_cursor(std::move(out), std::move(held));
     }
     for (std::size_t b = 0; b < rows.size();) {
       std::size_t e = b + 1;
@@ -181,7 +182,7 @@ struct densify_stage final : stage {
       }
       b = e;
     }
-    return vector_cursor(std::move(out));
+    return vector_cursor(std::move(out), std::move(held));
   }
 };
 

@@ -21,14 +21,25 @@ struct group_stage final : stage {
   };
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
+    // The groups stay charged (`budget`) until the last is handed on; each output document
+    // is measured, depth-checked and held while it is the latest (its accumulators' values
+    // are copied into it).
     struct c final : cursor {
+      std::unique_ptr<memory_budget> budget;
       std::vector<group> groups;
       std::size_t pos = 0;
       exec_ctx& ctx;
       const group_stage& s;
-      c(std::vector<group> g, exec_ctx& x, const group_stage& st) : groups(std::move(g)), ctx(x), s(st) {}
+      output_hold held;
+      c(exec_ctx& x, const group_stage& st) : budget(std::make_unique<memory_budget>("$group", x)), ctx(x), s(st), held(x) {}
       bool next(document& out) override {
-        if (pos >= groups.size()) return false;
+        held.reset();
+        if (pos >= groups.size()) {
+          groups.clear();
+          budget.reset();
+          return false;
+        }
+        ctx.poll();
         group& g = groups[pos++];
         out.clear();
         out.push_back(field{"_id", std::move(g.key)});
@@ -37,14 +48,16 @@ struct group_stage final : stage {
           if (v) out.push_back(field{s.outputs[i].name, std::move(*v)});
         }
         g.states.clear();
+        held.hold(out, "stage `$group`");
         return true;
       }
     };
-    return std::make_unique<c>(collect(*input, ctx), ctx, *this);
+    auto cur = std::make_unique<c>(ctx, *this);
+    cur->groups = collect(*input, ctx, *cur->budget);
+    return cur;
   }
 
-  std::vector<group> collect(cursor& input, exec_ctx& ctx) const {
-    memory_budget budget("$group", ctx);
+  std::vector<group> collect(cursor& input, exec_ctx& ctx, memory_budget& budget) const {
     std::unordered_map<std::string, std::size_t> index;
     std::vector<group> groups;
     document d;

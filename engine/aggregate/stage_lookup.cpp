@@ -26,12 +26,18 @@ std::pair<document, std::size_t> pushdown(const stage_list& stages) {
   return {document{}, 0};
 }
 
-std::vector<document> drain(cursor& c, memory_budget& budget, const exec_ctx& ctx) {
+// Reads `c` to its end, charging each document to `budget`; `levels` is how many levels the
+// documents will sit under in the stage's output (an array in a field: 2 and more), and a
+// document that would then nest deeper than k_max_built_depth is refused.
+std::vector<document> drain(cursor& c, memory_budget& budget, const exec_ctx& ctx, int levels) {
   std::vector<document> out;
   document d;
+  const std::string what = "stage " + quoted(budget.stage());
   while (c.next(d)) {
     ctx.poll();
-    budget.add(approx_bytes(d));
+    const value_measure m = measure_document(d, k_max_built_depth);
+    call_budget::check_depth(m.depth + levels, what);
+    budget.add(m.bytes);
     out.push_back(std::move(d));
     d = document{};
   }
@@ -67,6 +73,7 @@ struct lookup_stage final : stage {
   stage_list pipeline;
   document pushed;  // the pipeline's leading pushable $match (the foreign scan's filter)
   stage_list rest;  // the pipeline after it
+  int levels = 2;   // the joined documents' levels below the output's top: the `as` path's, the array's
 
   // The per-call state of one opened $lookup: the hash table when the equality form has no
   // index to use, and the budget of the joined array.
@@ -76,6 +83,9 @@ struct lookup_stage final : stage {
     std::optional<filter> pushed;  // the sub-pipeline's leading $match, for the index's documents
     bool table_tried = false;
     std::optional<std::vector<document>> cached;  // no equality and no `let`: one result for all
+    std::unique_ptr<memory_budget> cache_budget;   // what `cached` holds
+    // The joined array of the latest document (and the hash table): given back when the next
+    // document is joined.
     std::unique_ptr<memory_budget> budget;
   };
 
@@ -150,7 +160,7 @@ struct lookup_stage final : stage {
       source = collection_cursor(*sub, from, both(std::move(f), pushed));
     }
     cursor_ptr c = open_pipeline(rest, std::move(source), *sub);
-    return drain(*c, *st.budget, ctx);
+    return drain(*c, *st.budget, ctx, levels);
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
@@ -159,18 +169,23 @@ struct lookup_stage final : stage {
     st->budget = std::make_unique<memory_budget>("$lookup", ctx);
     return each(std::move(input), ctx, [this, &ctx, cacheable, st](document& d) {
       std::vector<document> found;
+      st->budget->release(st->budget->used());
       if (cacheable && st->cached) {
+        st->budget->add(st->cache_budget->used());  // the copy
         found = *st->cached;
       } else {
-        st->budget->release(st->budget->used());
         if (st->table) st->budget->add(st->table->bytes());
         found = matches(d, ctx, *st);
-        if (cacheable) st->cached = found;
+        if (cacheable) {
+          st->cache_budget = std::make_unique<memory_budget>("$lookup", ctx);
+          st->cache_budget->add(st->budget->used());
+          st->cached = found;
+        }
       }
       array arr;
       arr.reserve(found.size());
       for (document& f : found) arr.emplace_back(std::move(f));
-      set_path(d, as, value(std::move(arr)));
+      st->budget->adopt(set_path(d, as, value(std::move(arr))));
       return true;
     });
   }
@@ -206,20 +221,29 @@ struct union_stage final : stage {
 struct facet_stage final : stage {
   std::vector<std::pair<std::string, stage_list>> facets;
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget("$facet", ctx);
-    std::vector<document> docs = drain(*input, budget, ctx);
+    // One budget for the input and the facets' results (the stage's limit covers both); the
+    // input's share is given back once the facets have run, the results' once the output
+    // document has been handed on. Each facet reads a charged copy of the input.
+    auto held = std::make_unique<memory_budget>("$facet", ctx);
+    std::vector<document> docs = drain(*input, *held, ctx, 0);
+    const std::size_t input_bytes = held->used();
     document out;
     for (const auto& [name, stages] : facets) {
       auto sub = child_ctx(ctx);
-      memory_budget results("$facet", ctx);
-      cursor_ptr c = open_pipeline(stages, vector_cursor(docs), *sub);
-      std::vector<document> got = drain(*c, results, ctx);
-      budget.add(results.used());
+      auto copy = std::make_unique<memory_budget>("$facet", ctx);
+      copy->add(input_bytes);
+      cursor_ptr c = open_pipeline(stages, vector_cursor(docs, std::move(copy)), *sub);
+      std::vector<document> got = drain(*c, *held, ctx, 2);
+      c.reset();
       array arr;
+      arr.reserve(got.size());
       for (document& d : got) arr.emplace_back(std::move(d));
       out.push_back(field{name, value(std::move(arr))});
     }
-    return vector_cursor({std::move(out)});
+    docs.clear();
+    docs.shrink_to_fit();
+    held->release(input_bytes);
+    return vector_cursor({std::move(out)}, std::move(held));
   }
 };
 
@@ -270,6 +294,7 @@ result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx) {
   if (auto p = field_path_parts(*as, "`as`"); !p) return std::move(p).error();
   s->from = *from;
   s->as = *as;
+  s->levels = 2 + static_cast<int>(std::count(as->begin(), as->end(), '.'));
   s->local_field = *lf;
   s->foreign_field = *ff;
   if (!lf->empty()) {

@@ -1,6 +1,7 @@
 // $project, $addFields / $set and $unset. Projections without computed fields are the find
 // projection (engine/query/projection.hpp), whose inclusion and exclusion rules are the
 // same; computed fields are set after the included ones, in spec order, at their dotted path.
+#include <algorithm>
 #include <utility>
 
 #include "engine/aggregate/stage.hpp"
@@ -83,6 +84,7 @@ void remove_path(document& d, std::string_view path) {
 struct computed {
   std::string path;
   expression expr;
+  int levels = 1;  // the documents `path` goes through, the output's own included
 };
 
 struct project_stage final : stage {
@@ -91,7 +93,10 @@ struct project_stage final : stage {
   include_node included;
   std::vector<computed> fields;
 
-  document apply(document d, exec_ctx& ctx) const {
+  // `held`: what the computed values hold, charged to the call until the stage's next
+  // document (a document in flight counts like any value the call built); each value is
+  // refused when the output would nest deeper than k_max_built_depth.
+  document apply(document d, exec_ctx& ctx, call_hold& held) const {
     if (plain) {
       auto r = plain->apply(d);
       if (!r) fail(r.error().message);
@@ -99,11 +104,19 @@ struct project_stage final : stage {
     }
     std::vector<expr_value> values;
     values.reserve(fields.size());
-    for (const computed& c : fields) values.push_back(ctx.eval(c.expr, d));
+    for (const computed& c : fields) {
+      values.push_back(ctx.eval(c.expr, d));
+      const expr_value& v = values.back();
+      if (v && (v->is_array() || v->is_document() || v->is_string())) {
+        const value_measure m = measure_value(*v, k_max_built_depth);
+        call_budget::check_depth(m.depth + c.levels, add_fields ? "stage `$addFields`" : "stage `$project`");
+        held.charge(m.bytes, add_fields ? "stage `$addFields`" : "stage `$project`");
+      }
+    }
     document out = add_fields ? std::move(d) : include(d, included);
     for (std::size_t i = 0; i < fields.size(); ++i) {
       if (values[i]) {
-        set_path(out, fields[i].path, std::move(*values[i]));
+        held.adopt(set_path(out, fields[i].path, std::move(*values[i])));
       } else if (add_fields) {
         remove_path(out, fields[i].path);
       }
@@ -112,8 +125,10 @@ struct project_stage final : stage {
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    return each(std::move(input), ctx, [this, &ctx](document& d) {
-      d = apply(std::move(d), ctx);
+    auto held = std::make_shared<call_hold>(*ctx.budget);
+    return each(std::move(input), ctx, [this, &ctx, held](document& d) {
+      held->reset();
+      d = apply(std::move(d), ctx, *held);
       return true;
     });
   }
@@ -186,7 +201,7 @@ result<stage_ptr> compile_project(const value& spec, const compile_ctx& ctx) {
     }
     auto e = ctx.compile(*v);
     if (!e) return make_error(quoted(path) + ": " + e.error().message);
-    s->fields.push_back(computed{path, std::move(*e)});
+    s->fields.push_back(computed{path, std::move(*e), 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'))});
     if (path == "_id") id_set = true;
     inclusion = true;
   }
@@ -215,7 +230,7 @@ result<stage_ptr> compile_add_fields(const value& spec, const compile_ctx& ctx) 
   for (const auto& [path, v] : paths) {
     auto e = ctx.compile(*v);
     if (!e) return make_error(quoted(path) + ": " + e.error().message);
-    s->fields.push_back(computed{path, std::move(*e)});
+    s->fields.push_back(computed{path, std::move(*e), 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'))});
   }
   return stage_ptr(s);
 }

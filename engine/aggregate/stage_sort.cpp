@@ -22,23 +22,31 @@ struct sort_stage final : stage {
   // top-k, one byte measure and one error past the limit.
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
     bounded_sorter<document> sorter(*spec, limit.value_or(UINT64_MAX), ctx.options->max_stage_bytes);
+    call_hold hold(*ctx.budget);  // what the sorter holds, charged to the call as it changes
     document d;
     while (input->next(d)) {
       ctx.poll();
       array key = spec->sort_key(d);
       const std::size_t bytes = held_bytes(d);
       if (!sorter.offer(std::move(key), std::move(d), bytes)) {
-        fail(sort_limit_message("stage `$sort`", sorter.size(), sorter.max_bytes(),
-                                "add a `$limit` right after the `$sort` (only the top k are then kept), or a "
-                                "`$match` or `$project` before it"));
+        fail_limit(sort_limit_message("stage `$sort`", sorter.size(), sorter.max_bytes(),
+                                      "add a `$limit` right after the `$sort` (only the top k are then kept), or a "
+                                      "`$match` or `$project` before it"));
       }
+      hold.set(sorter.bytes(), "stage `$sort`");
       d = document{};
     }
     auto held = sorter.take_sorted();
     std::vector<document> out;
     out.reserve(held.size());
     for (auto& e : held) out.push_back(std::move(e.payload));
-    return vector_cursor(std::move(out));
+    held.clear();
+    // The sorted documents stay charged until the cursor has handed them all on.
+    auto budget = std::make_unique<memory_budget>("$sort", ctx);
+    const std::uint64_t bytes = hold.bytes();
+    hold.reset();
+    budget->add(bytes);
+    return vector_cursor(std::move(out), std::move(budget));
   }
 };
 
@@ -52,7 +60,8 @@ struct sample_stage final : stage {
     std::mt19937_64 rng(ctx.options->sample_seed);
     std::vector<document> kept;
     std::vector<std::size_t> bytes;
-    memory_budget budget("$sample", ctx);
+    auto held = std::make_unique<memory_budget>("$sample", ctx);
+    memory_budget& budget = *held;
     std::uint64_t seen = 0;
     document d;
     while (input->next(d)) {
@@ -75,7 +84,7 @@ struct sample_stage final : stage {
       }
       d = document{};
     }
-    return vector_cursor(std::move(kept));
+    return vector_cursor(std::move(kept), std::move(held));
   }
 };
 

@@ -48,9 +48,14 @@ struct unwind_stage final : stage {
       document current;
       array elems;
       std::size_t pos = 0;
-      c(cursor_ptr i, const unwind_stage& st, exec_ctx& x) : in(std::move(i)), s(st), ctx(x) {}
+      // Each output copies `current`: the copy is charged to the call while it is the latest
+      // output (`base`: what one copy holds, measured once per input document).
+      call_hold held;
+      std::uint64_t base = 0;
+      c(cursor_ptr i, const unwind_stage& st, exec_ctx& x) : in(std::move(i)), s(st), ctx(x), held(*x.budget) {}
 
       bool next(document& out) override {
+        held.reset();
         while (pos >= elems.size()) {
           ctx.poll();
           if (!in->next(current)) return false;
@@ -63,6 +68,7 @@ struct unwind_stage final : stage {
             auto* slot = const_cast<value*>(v);
             elems = std::move(slot->as_array());
             *slot = value();
+            base = measure_document(current, k_max_built_depth).bytes;
             continue;
           }
           if (v != nullptr && !v->is_null() && !v->is_array()) {
@@ -77,10 +83,16 @@ struct unwind_stage final : stage {
           if (!s.index_field.empty()) set_path(out, s.index_field, value());
           return true;
         }
+        ctx.poll();
+        held.charge(base, "stage `$unwind`");  // before the copy is made
         out = current;
-        set_path(out, s.path, std::move(elems[pos]));
-        if (!s.index_field.empty()) set_path(out, s.index_field, value(static_cast<std::int64_t>(pos)));
+        held.adopt(set_path(out, s.path, std::move(elems[pos])));
+        if (!s.index_field.empty()) held.adopt(set_path(out, s.index_field, value(static_cast<std::int64_t>(pos))));
         ++pos;
+        if (pos == elems.size()) {  // the last copy: the array's memory goes with it
+          elems.clear();
+          elems.shrink_to_fit();
+        }
         return true;
       }
     };

@@ -62,7 +62,8 @@ struct window_stage final : stage {
   }
 
   cursor_ptr open(cursor_ptr input, exec_ctx& ctx) const override {
-    memory_budget budget(name, ctx);
+    auto held = std::make_unique<memory_budget>(name, ctx);
+    memory_budget& budget = *held;
     std::vector<row> rows;
     document d;
     std::uint64_t seq = 0;
@@ -82,7 +83,8 @@ struct window_stage final : stage {
       rows.push_back(std::move(r));
       d = document{};
     }
-    std::stable_sort(rows.begin(), rows.end(), [this](const row& a, const row& b) {
+    std::stable_sort(rows.begin(), rows.end(), [this, &ctx](const row& a, const row& b) {
+      ctx.poll();
       if (a.partition != b.partition) return a.partition < b.partition;
       return sort_by ? sort_by->compare_keys(a.key, b.key) < 0 : false;
     });
@@ -96,19 +98,37 @@ struct window_stage final : stage {
         part.sort_values.reserve(e - b);
         for (std::size_t i = b; i < e; ++i) part.sort_values.push_back(&rows[i].sort_value);
       }
+      // The outputs charge the call as they are made; the stage takes the charges over
+      // (counted against its limit, given back when its documents have been handed on).
       std::vector<std::vector<expr_value>> values(outputs.size());
-      for (std::size_t k = 0; k < outputs.size(); ++k) fill(rows, b, e, outputs[k], part, values[k], ctx);
+      for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const std::uint64_t before = ctx.budget->used();
+        try {
+          fill(rows, b, e, outputs[k], part, values[k], ctx);
+        } catch (...) {
+          const std::uint64_t now = ctx.budget->used();
+          if (now > before) budget.adopt(now - before, false);  // given back with the rest
+          throw;
+        }
+        const std::uint64_t now = ctx.budget->used();
+        if (now > before) budget.adopt(now - before);
+      }
       for (std::size_t k = 0; k < outputs.size(); ++k) {
         for (std::size_t i = b; i < e; ++i) {
-          if (values[k][i - b]) set_path(rows[i].doc, outputs[k].path, std::move(*values[k][i - b]));
+          if (values[k][i - b]) budget.adopt(set_path(rows[i].doc, outputs[k].path, std::move(*values[k][i - b])));
         }
       }
       b = e;
     }
     std::vector<document> out;
     out.reserve(rows.size());
-    for (row& r : rows) out.push_back(std::move(r.doc));
-    return vector_cursor(std::move(out));
+    const std::string what = "stage " + quoted(name);
+    for (row& r : rows) {
+      ctx.poll();
+      output_hold::check_depth(r.doc, what);
+      out.push_back(std::move(r.doc));
+    }
+    return vector_cursor(std::move(out), std::move(held));
   }
 };
 

@@ -66,7 +66,8 @@ class window_function {
  public:
   virtual ~window_function() = default;
   // The output of every row of `p` into `out` (missing: the field is left out); `extents`
-  // holds each row's window when takes_window.
+  // holds each row's window when takes_window. Each value that is not a scalar computed by
+  // the function itself is charged as it is added (charge_output).
   virtual void fill(const window_partition& p, const std::vector<extent>& extents, std::vector<expr_value>& out,
                     exec_ctx& ctx) const = 0;
   bool takes_window = false;       // the output's `window` (or the default whole partition) applies
@@ -91,6 +92,13 @@ bool is_window_function(std::string_view name);
 result<window_function_ptr> compile_window_function(const window_call& call, window_spec& w);
 // window_math.cpp: $derivative, $integral, $covariancePop, $covarianceSamp.
 result<window_function_ptr> compile_window_math(const window_call& call, window_spec& w);
+
+// Charges one output value to the call's budget as it is made (measured; refused when it
+// nests deeper than k_max_built_depth): window outputs can number n² values (a `$push` over
+// the whole partition for each of its n documents), so each is charged before the next is
+// built. The stage takes these charges over (memory_budget::adopt) until it has handed its
+// documents on. window_ops.cpp.
+void charge_output(exec_ctx& ctx, const expr_value& v);
 
 // Shared argument helpers (window_ops.cpp).
 inline bool nullish(const expr_value& v) noexcept { return !v || v->is_null(); }

@@ -12,6 +12,16 @@ namespace omgdb::engine::aggregate_detail {
 
 std::string type_of(const expr_value& v) { return v ? std::string(bson_type_alias(*v)) : "missing"; }
 
+void charge_output(exec_ctx& ctx, const expr_value& v) {
+  if (!v || !(v->is_array() || v->is_document() || v->is_string() || v->type() == kind::binary)) {
+    ctx.budget->charge(sizeof(value), "a window's output");
+    return;
+  }
+  const value_measure m = measure_value(*v, k_max_built_depth);
+  call_budget::check_depth(m.depth, "a window's output");
+  ctx.budget->charge(m.bytes, "a window's output");
+}
+
 std::optional<double> window_number(const std::string& op, const value& v) {
   if (v.is_decimal()) fail(op + " does not support Decimal128 values yet");
   if (!v.is_number()) return std::nullopt;
@@ -49,6 +59,7 @@ struct shift_fn final : window_function {
       ctx.poll();
       const std::int64_t j = i + by;
       out.push_back(j >= 0 && j < n ? ctx.eval(output, *p.docs[static_cast<std::size_t>(j)]) : expr_value(fallback));
+      charge_output(ctx, out.back());
     }
   }
 };
@@ -143,6 +154,7 @@ struct gap_fill_fn final : window_function {
     for (const document* d : p.docs) {
       ctx.poll();
       ys.push_back(ctx.eval(input, *d));
+      charge_output(ctx, ys.back());
     }
     if (linear) {
       xs.reserve(p.size());

@@ -183,21 +183,29 @@ void window_extents(const window_spec& w, const window_partition& p, std::vector
 void accumulate_windows(const accumulator& acc, const window_partition& p, const std::vector<extent>& extents,
                         std::vector<expr_value>& out, exec_ctx& ctx) {
   std::unique_ptr<accumulator_state> state;
+  call_hold state_bytes(*ctx.budget);  // what `state` holds, until it starts afresh
   extent fed{0, -1};  // the rows `state` holds
   for (std::size_t i = 0; i < extents.size(); ++i) {
     ctx.poll();
     const extent& e = extents[i];
     if (i > 0 && e == extents[i - 1]) {  // the same window as the row before
+      charge_output(ctx, out.back());  // before the copy is made
       out.push_back(out.back());
       continue;
     }
     // A window that only grows at its end keeps feeding one state; any other starts afresh.
     if (!state || e.lo != fed.lo || e.hi < fed.hi) {
       state = acc.start();
+      state_bytes.reset();
       fed = extent{e.lo, e.lo - 1};
     }
-    for (; fed.hi < e.hi; ++fed.hi) state->add(*p.docs[static_cast<std::size_t>(fed.hi + 1)], ctx);
-    out.push_back(state->finish(ctx).value_or(value()));
+    for (; fed.hi < e.hi; ++fed.hi) {
+      ctx.poll();
+      state_bytes.charge(state->add(*p.docs[static_cast<std::size_t>(fed.hi + 1)], ctx), "a window's accumulator");
+    }
+    expr_value v = state->finish(ctx).value_or(value());
+    charge_output(ctx, v);
+    out.push_back(std::move(v));
   }
 }
 

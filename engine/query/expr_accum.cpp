@@ -65,49 +65,56 @@ double numeric_sum::as_double() const { return width_ == 2 ? static_cast<double>
 namespace expr_detail {
 namespace {
 
-// The operands: a single array argument's elements, else the arguments themselves.
-array operands(const op_node& self, eval_ctx& ctx) {
-  array out;
+// Calls `f` on each operand: a single array argument's elements (read in place, not copied),
+// else the arguments themselves (missing ones skipped). Polls the call's flag as it goes.
+template <class F>
+void each_operand(const op_node& self, eval_ctx& ctx, F f) {
   if (self.args.size() == 1) {
     expr_value v = self.arg(0, ctx);
-    if (v && v->is_array()) return v->as_array();
-    if (v) out.push_back(std::move(*v));
-    return out;
+    if (v && v->is_array()) {
+      std::size_t steps = 0;
+      for (value& e : v->as_array()) {
+        poll_step(ctx, steps++);
+        f(e);
+      }
+    } else if (v) {
+      f(*v);
+    }
+    return;
   }
   for (std::size_t i = 0; i < self.args.size(); ++i) {
     expr_value v = self.arg(i, ctx);
-    if (v) out.push_back(std::move(*v));
+    if (v) f(*v);
   }
-  return out;
 }
 
 expr_value sum_op(const op_node& self, eval_ctx& ctx) {
   numeric_sum s;
-  for (const value& v : operands(self, ctx)) s.add(v);
+  each_operand(self, ctx, [&](const value& v) { s.add(v); });
   return self.name == "$sum" ? s.total() : s.average();
 }
 
 expr_value min_max_op(const op_node& self, eval_ctx& ctx) {
   const bool max = self.name == "$max";
   expr_value best;
-  for (value& v : operands(self, ctx)) {
-    if (v.is_null()) continue;
+  each_operand(self, ctx, [&](value& v) {
+    if (v.is_null()) return;
     if (!best || (max ? compare(v, *best) > 0 : compare(v, *best) < 0)) best = std::move(v);
-  }
+  });
   return best ? best : value();
 }
 
 expr_value std_dev_op(const op_node& self, eval_ctx& ctx) {
   double mean = 0, m2 = 0;
   std::uint64_t n = 0;
-  for (const value& v : operands(self, ctx)) {
-    if (!v.is_number()) continue;
+  each_operand(self, ctx, [&](const value& v) {
+    if (!v.is_number()) return;
     const double x = v.number_as_double();
     ++n;
     const double d = x - mean;
     mean += d / static_cast<double>(n);
     m2 += d * (x - mean);
-  }
+  });
   const bool sample = self.name == "$stdDevSamp";
   if (n == 0 || (sample && n < 2)) return value();
   return value(std::sqrt(m2 / static_cast<double>(sample ? n - 1 : n)));

@@ -9,7 +9,15 @@ namespace omgdb::engine::expr_detail {
 namespace {
 
 using i64 = std::int64_t;
-constexpr i64 k_max_elements = 10'000'000;  // bound on arrays built by $range and $zip
+constexpr i64 k_max_elements = 10'000'000;  // bound on arrays built by $range
+
+// A copy of `a`, charged before it is made.
+array copy_charged(eval_ctx& ctx, const array& a, std::string_view what) {
+  array out;
+  reserve_built(ctx, out, a.size(), what);
+  for (const value& e : a) push_copy(ctx, out, e, what);
+  return out;
+}
 
 expr_value size_op(const op_node& self, eval_ctx& ctx) {
   expr_value v = self.arg(0, ctx);
@@ -46,7 +54,9 @@ expr_value first_last_op(const op_node& self, eval_ctx& ctx) {
 expr_value in_op(const op_node& self, eval_ctx& ctx) {
   expr_value v = self.arg(0, ctx), a = self.arg(1, ctx);
   if (!a || !a->is_array()) fail("$in requires an array as a second argument, found: " + type_name(a));
+  std::size_t i = 0;
   for (const value& e : a->as_array()) {
+    poll_step(ctx, i++);
     if (compare_expr(v, e) == 0) return value(true);
   }
   return value(false);
@@ -76,7 +86,10 @@ expr_value slice_op(const op_node& self, eval_ctx& ctx) {
   }
   start = std::min(start, n);
   const i64 end = std::min(n, start + std::min(count, n));
-  return value(array(arr.begin() + start, arr.begin() + end));
+  array out;
+  reserve_built(ctx, out, static_cast<std::size_t>(end - start), self.name);
+  for (i64 i = start; i < end; ++i) push_copy(ctx, out, arr[static_cast<std::size_t>(i)], self.name);
+  return value(std::move(out));
 }
 
 expr_value concat_arrays_op(const op_node& self, eval_ctx& ctx) {
@@ -85,7 +98,8 @@ expr_value concat_arrays_op(const op_node& self, eval_ctx& ctx) {
     expr_value v = self.arg(i, ctx);
     if (nullish(v)) return value();
     if (!v->is_array()) fail("$concatArrays only supports arrays, not " + type_name(*v));
-    out.insert(out.end(), v->as_array().begin(), v->as_array().end());
+    reserve_built(ctx, out, v->as_array().size(), self.name);
+    for (const value& e : v->as_array()) push_copy(ctx, out, e, self.name);
   }
   return value(std::move(out));
 }
@@ -102,10 +116,22 @@ expr_value range_op(const op_node& self, eval_ctx& ctx) {
     step = integral_arg("$range", *st);
     if (step == 0) fail("$range requires a non-zero step value");
   }
+  // The length is known before anything is built: it is refused (the element bound, then
+  // the call's budget) before the array is allocated.
+  const unsigned __int128 span = step > 0 ? (start < end ? static_cast<unsigned __int128>(static_cast<__int128>(end) - start) : 0)
+                                          : (start > end ? static_cast<unsigned __int128>(static_cast<__int128>(start) - end) : 0);
+  const unsigned __int128 mag = step > 0 ? static_cast<unsigned __int128>(step) : static_cast<unsigned __int128>(-static_cast<__int128>(step));
+  const unsigned __int128 count = (span + mag - 1) / mag;
+  if (count > static_cast<unsigned __int128>(k_max_elements)) {
+    throw expression_error("$range would produce " + std::to_string(static_cast<std::uint64_t>(count)) +
+                               " elements, more than its bound of 10000000",
+                           failure_kind::limit_exceeded);
+  }
   array out;
-  for (i64 x = start; step > 0 ? x < end : x > end; x += step) {
-    if (static_cast<i64>(out.size()) >= k_max_elements) fail("$range would produce more than 10000000 elements");
-    out.push_back(int_or_long(x));
+  reserve_built(ctx, out, static_cast<std::size_t>(count), self.name);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+    poll_step(ctx, i);
+    out.push_back(int_or_long(static_cast<i64>(start + static_cast<__int128>(i) * step)));
   }
   return value(std::move(out));
 }
@@ -114,7 +140,9 @@ expr_value reverse_op(const op_node& self, eval_ctx& ctx) {
   expr_value a = self.arg(0, ctx);
   if (nullish(a)) return value();
   if (!a->is_array()) fail("The argument to $reverseArray must be an array, but was of type: " + type_name(*a));
-  array out(a->as_array().rbegin(), a->as_array().rend());
+  array out;
+  reserve_built(ctx, out, a->as_array().size(), self.name);
+  for (auto it = a->as_array().rbegin(); it != a->as_array().rend(); ++it) push_copy(ctx, out, *it, self.name);
   return value(std::move(out));
 }
 
@@ -128,6 +156,7 @@ expr_value index_of_array_op(const op_node& self, eval_ctx& ctx) {
   if (self.args.size() > 3) end = std::min(end, integral_arg("$indexOfArray's ending index", self.arg(3, ctx).value_or(value())));
   if (start < 0 || end < 0) fail("$indexOfArray's indexes must not be negative");
   for (i64 i = start; i < end; ++i) {
+    poll_step(ctx, static_cast<std::size_t>(i - start));
     if (compare_expr(v, arr[static_cast<std::size_t>(i)]) == 0) return int_or_long(i);
   }
   return value(std::int32_t{-1});
@@ -161,10 +190,12 @@ expr_value zip_op(const op_node& self, eval_ctx& ctx) {
   std::size_t n = longest ? 0 : (inputs.empty() ? 0 : SIZE_MAX);
   for (const array* a : inputs) n = longest ? std::max(n, a->size()) : std::min(n, a->size());
   array out;
+  reserve_built(ctx, out, n, self.name);
   for (std::size_t i = 0; i < n; ++i) {
     array row;
+    reserve_built(ctx, row, inputs.size(), self.name);
     for (std::size_t k = 0; k < inputs.size(); ++k) {
-      row.push_back(i < inputs[k]->size() ? (*inputs[k])[i] : (defaults.empty() ? value() : defaults[k]));
+      push_copy(ctx, row, i < inputs[k]->size() ? (*inputs[k])[i] : (defaults.empty() ? value() : defaults[k]), self.name);
     }
     out.emplace_back(std::move(row));
   }
@@ -177,11 +208,13 @@ expr_value sort_array_op(const op_node& self, eval_ctx& ctx) {
   expr_value in = self.arg(0, ctx), by = self.arg(1, ctx);
   if (nullish(in)) return value();
   if (!in->is_array()) fail("$sortArray requires the input to be an array, not " + type_name(*in));
-  array out = in->as_array();
+  array out = copy_charged(ctx, in->as_array(), self.name);
+  std::size_t steps = 0;
   if (by && by->is_number()) {
     const double dir = by->number_as_double();
     if (dir != 1 && dir != -1) fail("$sortArray: sortBy must be 1, -1 or a sort document");
     std::stable_sort(out.begin(), out.end(), [&](const value& a, const value& b) {
+      poll_step(ctx, ++steps);
       const int c = compare_expr(a, b);
       return dir > 0 ? c < 0 : c > 0;
     });
@@ -203,6 +236,7 @@ expr_value sort_array_op(const op_node& self, eval_ctx& ctx) {
     keys.emplace_back(std::move(parts), dir > 0 ? 1 : -1);
   }
   std::stable_sort(out.begin(), out.end(), [&](const value& a, const value& b) {
+    poll_step(ctx, ++steps);
     for (const auto& [parts, dir] : keys) {
       const int c = compare_expr(walk_fields(a, parts, 0), walk_fields(b, parts, 0));
       if (c != 0) return dir > 0 ? c < 0 : c > 0;
@@ -220,21 +254,32 @@ expr_value n_op(const op_node& self, eval_ctx& ctx) {
   if (n <= 0) fail(self.name + " requires 'n' to be a positive integer, found " + std::to_string(n));
   if (nullish(in)) return value();
   if (!in->is_array()) fail(self.name + " requires 'input' to be an array, found " + type_name(*in));
-  array out = in->as_array();
-  const std::size_t k = static_cast<std::size_t>(std::min<i64>(n, static_cast<i64>(out.size())));
-  if (self.name == "$firstN") {
-    out.resize(k);
-  } else if (self.name == "$lastN") {
-    out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(k));
-  } else {
-    // null and missing values are not counted, as the accumulators
-    std::erase_if(out, [](const value& v) { return v.is_null(); });
-    const bool max = self.name == "$maxN";
-    std::stable_sort(out.begin(), out.end(), [&](const value& a, const value& b) {
-      return max ? compare(a, b) > 0 : compare(a, b) < 0;
-    });
-    out.resize(std::min(out.size(), k));
+  const array& all = in->as_array();
+  const std::size_t k = static_cast<std::size_t>(std::min<i64>(n, static_cast<i64>(all.size())));
+  array out;
+  if (self.name == "$firstN" || self.name == "$lastN") {
+    const std::size_t from = self.name == "$firstN" ? 0 : all.size() - k;
+    reserve_built(ctx, out, k, self.name);
+    for (std::size_t i = from; i < from + k; ++i) push_copy(ctx, out, all[i], self.name);
+    return value(std::move(out));
   }
+  // null and missing values are not counted, as the accumulators; the best k of the rest,
+  // in order (ties keep their input order)
+  std::vector<const value*> kept;
+  charge_built(ctx, all.size() * sizeof(const value*), self.name);
+  kept.reserve(all.size());
+  for (const value& v : all) {
+    if (!v.is_null()) kept.push_back(&v);
+  }
+  const bool max = self.name == "$maxN";
+  std::size_t steps = 0;
+  std::stable_sort(kept.begin(), kept.end(), [&](const value* a, const value* b) {
+    poll_step(ctx, ++steps);
+    return max ? compare(*a, *b) > 0 : compare(*a, *b) < 0;
+  });
+  kept.resize(std::min(kept.size(), k));
+  reserve_built(ctx, out, kept.size(), self.name);
+  for (const value* v : kept) push_copy(ctx, out, *v, self.name);
   return value(std::move(out));
 }
 

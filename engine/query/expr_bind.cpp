@@ -58,13 +58,14 @@ struct iterate_node final : expression::node {
     // input already charged. The whole output is settled at the end.
     const std::uint64_t at = ctx.budget.used();
     array out;
+    if (kind == mode::map) reserve_built(ctx, out, in->as_array().size(), op);
     for (const value& e : in->as_array()) {
       slot = e;
       if (kind == mode::map) {
         expr_value v = body->eval(ctx);
         out.push_back(v ? std::move(*v) : value());
       } else if (expr_truthy(body->eval(ctx))) {
-        out.push_back(e);
+        push_copy(ctx, out, e, op);
         if (max > 0 && static_cast<std::int64_t>(out.size()) >= max) break;
       }
     }

@@ -48,6 +48,33 @@ inline void charge_built(eval_ctx& ctx, std::uint64_t bytes, std::string_view wh
   ctx.budget.charge(bytes, what);
 }
 
+// Building a result in a loop (expr_build.cpp). Each helper charges the call's budget before
+// the memory is taken — the growth of the array's or string's buffer, and what an element
+// holds beyond its slot — and polls the call's stop flag, so an operator whose arguments ask
+// for more than the bound is refused before it has built it. The op_node's settle gives
+// these charges back and charges the finished result.
+//
+// What `v` holds beyond its slot in an array (a string's buffer, a container's contents);
+// measured without recursion.
+std::uint64_t held_extra(const value& v);
+// Makes room for `more` elements in `out`, charging the buffer's growth (it grows by
+// doubling, as push_back would).
+void reserve_built(eval_ctx& ctx, array& out, std::size_t more, std::string_view what);
+// Appends `v` (already built and charged by its maker: only the slot is charged).
+void push_built(eval_ctx& ctx, array& out, value v, std::string_view what);
+// Appends a copy of `v` (the copy is charged).
+void push_copy(eval_ctx& ctx, array& out, const value& v, std::string_view what);
+// Appends `piece` to `out`, charging the buffer's growth.
+void append_built(eval_ctx& ctx, std::string& out, std::string_view piece, std::string_view what);
+// A loop step: polls the call's stop flag every 1024 steps (`i` counts the steps).
+inline void poll_step(eval_ctx& ctx, std::size_t i) {
+  if ((i & 1023) == 0) ctx.budget.poll();
+}
+// The longest string an operator builds (a BSON document holds no longer one): past it,
+// $concat, $replaceOne / $replaceAll … fail with limit_exceeded naming the bound.
+inline constexpr std::size_t k_max_string_bytes = std::size_t{16} << 20;
+[[noreturn]] void fail_string_bound(std::string_view op);
+
 }  // namespace expr_detail
 
 struct expression::node {

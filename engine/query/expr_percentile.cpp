@@ -35,12 +35,18 @@ std::vector<double> p_list(const expr_value& p) {
 expr_value percentile_op(const op_node& self, eval_ctx& ctx) {
   const bool median = self.name == "$median";
   expr_value input = self.arg(0, ctx);
-  const std::vector<double> ps = median ? std::vector<double>{0.5} : p_list(self.arg(1, ctx));
+  expr_value p = median ? expr_value{} : self.arg(1, ctx);
+  if (p && p->is_array()) charge_built(ctx, p->as_array().size() * (sizeof(double) + sizeof(value)), self.name);
+  const std::vector<double> ps = median ? std::vector<double>{0.5} : p_list(p);
   expr_value method = self.arg(median ? 1 : 2, ctx);
   const bool continuous = method && method->is_string() && method->as_string() == "continuous";
   std::vector<double> values;
   if (input && input->is_array()) {
+    charge_built(ctx, input->as_array().size() * sizeof(double), self.name);
+    values.reserve(input->as_array().size());
+    std::size_t steps = 0;
     for (const value& e : input->as_array()) {
+      poll_step(ctx, steps++);
       if (e.is_number()) values.push_back(e.number_as_double());
     }
   } else if (input && input->is_number()) {

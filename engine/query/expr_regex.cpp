@@ -46,9 +46,18 @@ code_ptr compiled(const std::string& op, const std::string& pattern, const std::
 
 struct regex_call {
   std::string name;  // the operator, for messages
-  std::string input;
+  expr_value held;   // the input value, read in place (not copied)
+  std::string_view input;
   code_ptr code;
   bool null_input = false;
+  // Where the last match ended, in bytes and in code points: $regexFindAll counts each
+  // match's code-point index from the one before, not from the start (which was O(n²)).
+  std::size_t counted_bytes = 0;
+  std::int64_t counted_cps = 0;
+  // PCRE2 checks the whole subject's UTF-8 on every match unless told not to: once is enough
+  // (checking it for each of $regexFindAll's matches was O(n²) as well).
+  bool utf_checked = false;
+  std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md{nullptr, pcre2_match_data_free};
 };
 
 regex_call prepare(const op_node& self, eval_ctx& ctx) {
@@ -77,14 +86,25 @@ regex_call prepare(const op_node& self, eval_ctx& ctx) {
     return call;
   }
   if (!in->is_string()) fail(self.name + " needs 'input' to be of type string, not " + type_name(*in));
-  call.input = in->as_string();
+  call.held = std::move(in);
+  call.input = call.held->as_string();
   call.code = compiled(self.name, pattern, options);
+  call.md.reset(pcre2_match_data_create_from_pattern(call.code.get(), nullptr));
+  if (!call.md) fail(self.name + ": out of memory");
   return call;
 }
 
-std::int64_t cps_before(const std::string& s, std::size_t bytes) {
-  std::int64_t n = 0;
-  for (std::size_t i = 0; i < bytes && i < s.size(); ++i) n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+// The code points before byte `bytes` (at or after the last count).
+std::int64_t cps_before(regex_call& call, std::size_t bytes) {
+  if (bytes < call.counted_bytes) {  // not expected (matches move forward): count afresh
+    call.counted_bytes = 0;
+    call.counted_cps = 0;
+  }
+  const std::string_view s = call.input;
+  std::int64_t n = call.counted_cps;
+  for (std::size_t i = call.counted_bytes; i < bytes && i < s.size(); ++i) n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+  call.counted_bytes = bytes;
+  call.counted_cps = n;
   return n;
 }
 
@@ -106,18 +126,18 @@ pcre2_match_context* limited_context() {
 }
 
 // Matches from `start`; fills `out` with {match, idx, captures}. False when nothing matched.
-bool match_at(const regex_call& call, std::size_t start, document& out, std::size_t& end) {
-  std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(
-      pcre2_match_data_create_from_pattern(call.code.get(), nullptr), pcre2_match_data_free);
+bool match_at(regex_call& call, std::size_t start, document& out, std::size_t& end) {
+  pcre2_match_data* md = call.md.get();
   const int rc = pcre2_match(call.code.get(), reinterpret_cast<PCRE2_SPTR>(call.input.data()), call.input.size(), start,
-                             0, md.get(), limited_context());
+                             call.utf_checked ? PCRE2_NO_UTF_CHECK : 0, md, limited_context());
+  call.utf_checked = call.utf_checked || rc >= 0 || rc == PCRE2_ERROR_NOMATCH;  // the subject was checked
   if (rc == PCRE2_ERROR_NOMATCH) return false;
   if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT) {
     fail(quoted(call.name) + " reached the regex match limit (" + std::to_string(k_regex_match_limit) +
          " backtracking steps) on one value; the pattern backtracks too much: simplify it or anchor it");
   }
   if (rc < 0) fail("regular expression match failed (PCRE2 error " + std::to_string(rc) + ")");
-  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
+  const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
   std::uint32_t groups = 0;
   pcre2_pattern_info(call.code.get(), PCRE2_INFO_CAPTURECOUNT, &groups);
   array captures;
@@ -125,11 +145,11 @@ bool match_at(const regex_call& call, std::size_t start, document& out, std::siz
     if (static_cast<int>(g) >= rc || ov[2 * g] == PCRE2_UNSET) {
       captures.emplace_back();
     } else {
-      captures.emplace_back(call.input.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g]));
+      captures.emplace_back(std::string(call.input.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g])));
     }
   }
-  out = document{{"match", value(call.input.substr(ov[0], ov[1] - ov[0]))},
-                 {"idx", int_or_long(cps_before(call.input, ov[0]))},
+  out = document{{"match", value(std::string(call.input.substr(ov[0], ov[1] - ov[0])))},
+                 {"idx", int_or_long(cps_before(call, ov[0]))},
                  {"captures", value(std::move(captures))}};
   end = ov[1] == ov[0] ? ov[1] + 1 : ov[1];
   while (end < call.input.size() && (static_cast<unsigned char>(call.input[end]) & 0xC0) == 0x80) ++end;
@@ -159,9 +179,14 @@ expr_value regex_find_all_op(const op_node& self, eval_ctx& ctx) {
   if (call.null_input) return value(std::move(out));
   std::size_t start = 0;
   document d;
+  // Each match is charged as it is added (which also polls the call's flag).
   while (start <= call.input.size() && match_at(call, start, d, start)) {
-    out.emplace_back(std::move(d));
-    if (out.size() > 1000000) fail(self.name + ": more than 1000000 matches");
+    const std::uint64_t bytes = measure_document(d).bytes;
+    charge_built(ctx, bytes, self.name);
+    push_built(ctx, out, value(std::move(d)), self.name);
+    if (out.size() > 1000000) {
+      throw expression_error(self.name + ": more than 1000000 matches, its bound", failure_kind::limit_exceeded);
+    }
   }
   return value(std::move(out));
 }

@@ -66,7 +66,7 @@ bool not_node::matches(const path::object_view& obj) const { return !child->matc
 bool expr_node::matches(const path::object_view& obj) const {
   if (obj.doc == nullptr) return false;
   auto v = expr.evaluate(*obj.doc);
-  if (!v) throw expression_error(v.error().message);
+  if (!v) throw expression_error(v.error().message, v.error().kind);  // a bound or a cancellation keeps its kind
   return expr_truthy(*v);
 }
 bool not_node::matches_value(const value* v) const { return !child->matches_value(v); }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/call_budget.hpp"
 #include "common/result.hpp"
 #include "engine/value/value.hpp"
 
@@ -110,8 +111,15 @@ class bounded_sorter {
   }
 
   // The entries kept, best first; the sorter is empty afterwards.
+  // The sort polls the thread's current call (common/call_budget.hpp) every 1024 comparisons:
+  // a cancelled call stops it with call_error "cancelled".
   std::vector<entry> take_sorted() {
-    auto less = [this](const entry& a, const entry& b) { return before(a, b); };
+    const call_budget& call = current_budget();
+    std::size_t steps = 0;
+    auto less = [this, &call, &steps](const entry& a, const entry& b) {
+      if ((++steps & 1023) == 0) call.poll();
+      return before(a, b);
+    };
     if (keep_ != UINT64_MAX) {
       std::sort_heap(held_.begin(), held_.end(), less);
     } else {

@@ -182,6 +182,13 @@ status write_session::commit() {
     if (auto p = batch_.put(s_.meta, k_meta_last_seq, seq_bytes); !p) return p;
     if (auto p = batch_.put(s_.meta, k_meta_last_batch, batch_bytes); !p) return p;
   }
+  // The last moment a call may still be abandoned: a call cancelled (or past its deadline,
+  // or whose client went away) before this point commits nothing. After the Write, the
+  // batch is committed and the call never reports failure.
+  if ((control_.cancelled != nullptr && control_.cancelled->load(std::memory_order_relaxed)) ||
+      control_.call().stop_requested()) {
+    return make_error("cancelled", failure_kind::cancelled);
+  }
   rocksdb::WriteOptions wo;
   wo.sync = true;  // the call returns only once the batch is in the fsynced WAL
   rocksdb::Status st;

@@ -234,7 +234,7 @@ class write_session {
 
   store::impl& s_;
   std::unique_lock<std::mutex> lock_;
-  const scan_control& control_;
+  scan_control control_;  // a copy: callers may pass a temporary (the default {})
   staged_batch batch_;
   rules_checker rules_;
   std::shared_ptr<index_upkeep> indexes_;

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "common/json.hpp"
 #include "engine/value/datetime.hpp"
@@ -85,22 +86,8 @@ void append_wrapped(std::string& out, std::string_view key, std::string_view tex
   out += '}';
 }
 
-void write(std::string& out, const value& v, ejson_mode mode);
-
-void write_document(std::string& out, const document& d, ejson_mode mode) {
-  out.push_back('{');
-  bool first = true;
-  for (const auto& f : d) {
-    if (!first) out.push_back(',');
-    first = false;
-    json::append_quoted(out, f.name);
-    out.push_back(':');
-    write(out, f.val, mode);
-  }
-  out.push_back('}');
-}
-
-void write(std::string& out, const value& v, ejson_mode mode) {
+// A value that is neither an array nor a document.
+void write_scalar(std::string& out, const value& v, ejson_mode mode) {
   const bool canonical = mode == ejson_mode::canonical;
   switch (v.type()) {
     case kind::null_: out += "null"; return;
@@ -118,18 +105,8 @@ void write(std::string& out, const value& v, ejson_mode mode) {
     }
     case kind::decimal128: return append_wrapped(out, "$numberDecimal", decimal_text(std::get<decimal128>(v.raw())));
     case kind::string: return json::append_quoted(out, v.as_string());
-    case kind::document: return write_document(out, v.as_document(), mode);
-    case kind::array: {
-      out.push_back('[');
-      bool first = true;
-      for (const auto& e : v.as_array()) {
-        if (!first) out.push_back(',');
-        first = false;
-        write(out, e, mode);
-      }
-      out.push_back(']');
-      return;
-    }
+    case kind::document:
+    case kind::array: return;  // write() walks containers
     case kind::object_id: {
       const auto& o = std::get<object_id>(v.raw());
       return append_wrapped(out, "$oid", hex(o.bytes.data(), o.bytes.size()));
@@ -168,6 +145,76 @@ void write(std::string& out, const value& v, ejson_mode mode) {
   }
 }
 
+
+// One array or document being written: its elements [next, end).
+struct write_frame {
+  const value* array_next = nullptr;
+  const value* array_end = nullptr;
+  const field* doc_next = nullptr;
+  const field* doc_end = nullptr;
+  bool first = true;
+  bool is_document = false;
+};
+
+write_frame open_container(std::string& out, const value& v) {
+  write_frame f;
+  if (v.is_array()) {
+    out.push_back('[');
+    f.array_next = v.as_array().data();
+    f.array_end = f.array_next + v.as_array().size();
+  } else {
+    out.push_back('{');
+    f.is_document = true;
+    f.doc_next = v.as_document().data();
+    f.doc_end = f.doc_next + v.as_document().size();
+  }
+  return f;
+}
+
+// Iterative, so that no value, however deep, can overflow the stack (values are bounded at
+// k_max_built_depth levels by construction; this writer does not rely on it).
+void write(std::string& out, const value& v, ejson_mode mode) {
+  if (!v.is_array() && !v.is_document()) return write_scalar(out, v, mode);
+  std::vector<write_frame> stack;
+  stack.push_back(open_container(out, v));
+  while (!stack.empty()) {
+    write_frame& top = stack.back();
+    const value* next = nullptr;
+    if (top.array_next != top.array_end) {
+      next = top.array_next++;
+      if (!top.first) out.push_back(',');
+    } else if (top.doc_next != top.doc_end) {
+      if (!top.first) out.push_back(',');
+      json::append_quoted(out, top.doc_next->name);
+      out.push_back(':');
+      next = &(top.doc_next++)->val;
+    } else {
+      out.push_back(top.is_document ? '}' : ']');
+      stack.pop_back();
+      continue;
+    }
+    top.first = false;
+    if (next->is_array() || next->is_document()) {
+      stack.push_back(open_container(out, *next));  // `top` is not used after this
+    } else {
+      write_scalar(out, *next, mode);
+    }
+  }
+}
+
+void write_document(std::string& out, const document& d, ejson_mode mode) {
+  out.push_back('{');
+  bool first = true;
+  for (const auto& f : d) {
+    if (!first) out.push_back(',');
+    first = false;
+    json::append_quoted(out, f.name);
+    out.push_back(':');
+    write(out, f.val, mode);
+  }
+  out.push_back('}');
+}
+
 bj::value wrapped(std::string_view key, bj::value inner) {
   bj::object o;
   o.emplace(key, std::move(inner));
@@ -192,7 +239,10 @@ std::string to_json(const document& d, ejson_mode mode) {
   return out;
 }
 
-boost::json::value to_boost_json(const value& v) {
+namespace {
+
+// A value that is neither an array nor a document.
+bj::value scalar_to_boost_json(const value& v) {
   switch (v.type()) {
     case kind::null_: return nullptr;
     case kind::boolean: return v.as_bool();
@@ -203,20 +253,8 @@ boost::json::value to_boost_json(const value& v) {
       return wrapped("$numberDouble", bj::string(double_text(v.as_double())));
     case kind::decimal128: return wrapped("$numberDecimal", bj::string(decimal_text(std::get<decimal128>(v.raw()))));
     case kind::string: return bj::string(v.as_string());
-    case kind::document: {
-      bj::object o;
-      o.reserve(v.as_document().size());
-      // Field names are unique in engine documents; should one repeat, Boost.JSON keeps one
-      // key, at the first position, with the last value.
-      for (const auto& f : v.as_document()) o.insert_or_assign(f.name, to_boost_json(f.val));
-      return o;
-    }
-    case kind::array: {
-      bj::array a;
-      a.reserve(v.as_array().size());
-      for (const auto& e : v.as_array()) a.push_back(to_boost_json(e));
-      return a;
-    }
+    case kind::document:
+    case kind::array: return nullptr;  // to_boost_json walks containers
     case kind::object_id: {
       const auto& o = std::get<object_id>(v.raw());
       return wrapped("$oid", bj::string(hex(o.bytes.data(), o.bytes.size())));
@@ -251,6 +289,75 @@ boost::json::value to_boost_json(const value& v) {
     case kind::max_key: return wrapped("$maxKey", std::int64_t{1});
   }
   return nullptr;
+}
+
+// One array or document being converted: its elements [next, end), what it has built so far
+// and, for the parent document, the name it goes under.
+struct boost_frame {
+  const value* array_next = nullptr;
+  const value* array_end = nullptr;
+  const field* doc_next = nullptr;
+  const field* doc_end = nullptr;
+  bj::value built;
+  const std::string* name = nullptr;  // the field of the parent document this one fills
+};
+
+boost_frame open_boost(const value& v, const std::string* name) {
+  boost_frame f;
+  f.name = name;
+  if (v.is_array()) {
+    f.array_next = v.as_array().data();
+    f.array_end = f.array_next + v.as_array().size();
+    f.built.emplace_array().reserve(v.as_array().size());
+  } else {
+    f.doc_next = v.as_document().data();
+    f.doc_end = f.doc_next + v.as_document().size();
+    f.built.emplace_object().reserve(v.as_document().size());
+  }
+  return f;
+}
+
+// Puts `child` into `parent`'s container (under `name` when it is a document). Field names
+// are unique in engine documents; should one repeat, Boost.JSON keeps one key, at the first
+// position, with the last value.
+void place(bj::value& parent, const std::string* name, bj::value child) {
+  if (name != nullptr) {
+    parent.as_object().insert_or_assign(*name, std::move(child));
+  } else {
+    parent.as_array().push_back(std::move(child));
+  }
+}
+
+}  // namespace
+
+// Iterative, as write(): no value can overflow the stack here.
+boost::json::value to_boost_json(const value& v) {
+  if (!v.is_array() && !v.is_document()) return scalar_to_boost_json(v);
+  std::vector<boost_frame> stack;
+  stack.push_back(open_boost(v, nullptr));
+  while (true) {
+    boost_frame& top = stack.back();
+    const value* next = nullptr;
+    const std::string* name = nullptr;
+    if (top.array_next != top.array_end) {
+      next = top.array_next++;
+    } else if (top.doc_next != top.doc_end) {
+      name = &top.doc_next->name;
+      next = &(top.doc_next++)->val;
+    } else {
+      if (stack.size() == 1) return std::move(top.built);
+      bj::value done = std::move(top.built);
+      const std::string* under = top.name;
+      stack.pop_back();
+      place(stack.back().built, under, std::move(done));
+      continue;
+    }
+    if (next->is_array() || next->is_document()) {
+      stack.push_back(open_boost(*next, name));  // `top` is not used after this
+    } else {
+      place(top.built, name, scalar_to_boost_json(*next));
+    }
+  }
 }
 
 std::string decimal_to_string(const decimal128& d) { return decimal_text(d); }
