@@ -18,7 +18,7 @@ value opt_int(std::optional<std::int64_t> v) { return v ? value(*v) : value(); }
 
 // The number of documents of the collection (what a search index would hold).
 result<std::uint64_t> document_count(const store::impl& s, const rocksdb::ReadOptions& ro, const definition& d) {
-  OMGDB_TRY(entry, s.lookup(ro, d.collection, false));
+  OMGDB_TRY(entry, s.lookup(ro, d.collection));
   return entry ? entry->documents : std::uint64_t{0};
 }
 
