@@ -157,6 +157,16 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     c.seconds("login_ttl", 30s, 3600s, s.console.login_ttl);
     c.finish();
   }
+  if (const auto* t = r.table("tools")) {
+    table_reader tl(*t, "tools", sink);
+    tl.string_or_strings("profile", s.tool_profiles);
+    for (const auto& p : s.tool_profiles) {
+      if (!sink.failed() && !is_tool_profile(p)) {
+        tl.fail("profile", "`tools.profile` `" + p + "` is not a profile: core, search, sql or all");
+      }
+    }
+    tl.finish();
+  }
   if (const auto* t = r.table("context")) {
     table_reader c(*t, "context", sink);
     c.str("o200k_file", s.o200k_file);

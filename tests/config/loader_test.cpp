@@ -154,3 +154,16 @@ TEST_CASE("a token given by value is checked, hashed and never kept in the error
   CHECK(s->http.tokens[0].hash == auth::sha256("0123456789abcdefXYZ"));
   CHECK(s->http.tokens[0].scope == auth::scope::read_write);
 }
+
+TEST_CASE("tools.profile takes one profile or a list, and refuses an unknown one") {
+  auto one = config::load_string("[tools]\nprofile = \"core\"\n", "test.toml");
+  REQUIRE(one.ok());
+  CHECK(one->tool_profiles == std::vector<std::string>{"core"});
+  auto two = config::load_string("[tools]\nprofile = [\"search\", \"sql\"]\n", "test.toml");
+  REQUIRE(two.ok());
+  CHECK(two->tool_profiles == std::vector<std::string>{"search", "sql"});
+  auto none = config::load_string("scope = \"read\"\n", "test.toml");
+  REQUIRE(none.ok());
+  CHECK(none->tool_profiles == std::vector<std::string>{"all"});
+  CHECK(contains(error_of("[tools]\nprofile = \"everything\"\n"), "`tools.profile` `everything` is not a profile"));
+}
