@@ -105,6 +105,10 @@ struct settings {
   // `[context] o200k_file`: an o200k_base.tiktoken rank file; context_pack then counts tokens
   // exactly (docs/context-packs.md). Empty: OMGDB_O200K_FILE, else the estimate.
   std::string o200k_file;
+  // `[vectors] default_model`: the installed model vsync embeds a field with when the call
+  // names no `model` and none is bound to the field yet (docs/vectors.md). Empty: the only
+  // installed model, if exactly one is.
+  std::string default_model;
   std::string source;  // the file these came from; "" for defaults only
 };
 

@@ -23,9 +23,10 @@ std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
                                        std::shared_ptr<engine::store_registry> stores,
                                        std::shared_ptr<sql::service> sql) {
   // The SQL service follows SIGHUP itself (serve.cpp hands it the reloaded connections).
-  (void)live;
-  // The installed embedding models (daemon/model_commands.hpp), loaded on first use.
-  auto models = std::make_shared<const engine::embed::model_registry>(models_dir());
+  // The installed embedding models (daemon/model_commands.hpp), loaded on first use; the
+  // default model ([vectors] default_model) is read at start.
+  std::string default_model = live ? live->current()->default_model : std::string();
+  auto models = std::make_shared<const engine::embed::model_registry>(models_dir(), std::move(default_model));
   return tools::catalogue(tools::tool_env{std::move(stores), std::move(sql), std::move(models)});
 }
 

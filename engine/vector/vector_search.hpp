@@ -102,7 +102,10 @@ result<nearest_result> search_text(const store& s, const embed::model_registry& 
 struct sync_request {
   std::string collection;
   std::string field;
-  std::optional<std::string> model;  // (re)binds the field to this installed model
+  // (Re)binds the field to this installed model. Absent: the field's binding, else the
+  // registry's default model ([vectors] default_model), else the only installed model; an
+  // error (listing the installed models) when none of these decides.
+  std::optional<std::string> model;
   std::size_t batch = k_sync_batch;  // documents per atomic batch
 };
 struct sync_result {

@@ -154,3 +154,15 @@ TEST_CASE("a token given by value is checked, hashed and never kept in the error
   CHECK(s->http.tokens[0].hash == auth::sha256("0123456789abcdefXYZ"));
   CHECK(s->http.tokens[0].scope == auth::scope::read_write);
 }
+
+TEST_CASE("[vectors] default_model names the model vsync binds when a call names none, and must be a model name") {
+  auto s = load_string("[vectors]\ndefault_model = \"minilm-L6\"\n", "v.toml");
+  REQUIRE(s);
+  CHECK(s->default_model == "minilm-L6");
+  auto none = load_string("", "v.toml");
+  REQUIRE(none);
+  CHECK(none->default_model.empty());
+  CHECK(contains(error_of("[vectors]\ndefault_model = \"../x\"\n"), "vectors.default_model"));
+  CHECK(contains(error_of("[vectors]\ndefault_model = \"\"\n"), "vectors.default_model"));
+  CHECK(contains(error_of("[vectors]\nmodel = \"x\"\n"), "model"));
+}
