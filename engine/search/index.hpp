@@ -83,6 +83,10 @@ result<semantic_list> semantic_ranking(const store& st, const definition& d, con
                                        const std::string& text, const document& filter, std::uint64_t depth,
                                        const scan_control& control);
 
+// Op-log records verify and search_index_status read to count how far a generation is
+// behind its own collection (docs/limits.md); past it the count is a floor.
+inline constexpr std::uint64_t k_lag_scan_records = 1'000'000;
+
 // The op-log's newest seq (meta) under `ro`.
 result<std::uint64_t> last_seq(const store::impl& s, const rocksdb::ReadOptions& ro);
 // Fsyncs a file or a directory.
