@@ -53,8 +53,13 @@ struct manager::impl {
   static std::filesystem::path gen_file(const std::filesystem::path& dir, std::uint64_t id);
   // The generation CURRENT points to (0: none).
   static std::uint64_t current(const std::filesystem::path& dir);
-  // Removes temp files, unreferenced generations and directories of dropped indexes.
+  // Removes temp files, unreferenced generations and directories of dropped indexes, each
+  // index's under its lock (skipping one whose lock is held). The caller holds no index lock.
   void clean_orphans();
+  // clean_orphans() once per open store, from the first call that writes search files
+  // (define, drop, rebuild, search); verify and search_index_status remove nothing.
+  void clean_orphans_once();
+  bool orphans_cleaned = false;  // guarded by mu
 
   // The stored definition (nullopt: none); every definition of a collection.
   result<std::optional<definition>> read_definition(std::string_view collection, std::string_view name) const;

@@ -157,6 +157,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
   OMGDB_TRY(f, filter::compile(req.filter));
   const bool filtered = !req.filter.empty();
 
+  impl_->clean_orphans_once();  // a search writes search files: its first one removes leftovers
   auto st = impl_->state(d);
   std::lock_guard lock(st->mu);
   search_result out;

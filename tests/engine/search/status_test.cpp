@@ -82,3 +82,31 @@ TEST_CASE("after vsync, verify and search_index_status count only the covered co
   CHECK(search_cache(v2, "lex").state == "behind");
   CHECK(has(search_cache(v2, "lex").detail, "1 op-log records of its collection behind"));
 }
+
+TEST_CASE("verify removes and writes nothing in the search directory; the first rebuild removes the leftovers") {
+  vector_world w(10, 8);
+  w.fill(10);
+  REQUIRE(es::manager::of(*w.db)->define(doc(R"({"collection":"docs","name":"lex","fields":["text"]})")).ok());
+  const std::string path = w.dir.sub("s.omgdb");
+  const fs::path root = fs::path(path) / "search";
+  const fs::path index_dir = es::manager::of(*w.db)->internals().dir("docs", "lex");
+  w.db.reset();
+  // What a crash can leave: a temporary generation, and the directory of a dropped index.
+  write_text(index_dir / "gen-000099.sqlite.tmp", "half a build");
+  fs::create_directories(root / "docs.dropped");
+  write_text(root / "docs.dropped" / "gen-000001.sqlite", "an old generation");
+  auto reopened = store::open(path);
+  REQUIRE(reopened.ok());
+  w.db = *reopened;
+  const auto before = listing(root);
+  REQUIRE(std::find(before.begin(), before.end(), "docs.dropped") != before.end());
+  auto v = verified(*w.db);
+  CHECK(v.ok);
+  CHECK(listing(root) == before);
+  (void)status_json(*w.db, "docs", "lex");
+  CHECK(listing(root) == before);
+  auto rebuilt = es::manager::of(*w.db)->rebuild("docs", "lex", es::k_default_writer_memory);
+  REQUIRE(rebuilt.ok());
+  CHECK_FALSE(fs::exists(root / "docs.dropped"));
+  CHECK_FALSE(fs::exists(index_dir / "gen-000099.sqlite.tmp"));
+}
