@@ -10,12 +10,17 @@
 //   restart_after_ms     the first vsearch after another restart (files + op-log replay)
 //   warm_ms              a later vsearch (the floor: the scan of the source documents + ranking)
 // usage: vector_restart_bench N D      (prints one JSON line; the OS page cache stays warm)
+//        OMGDB_BENCH_KEEP=1 keeps the store; `vector_restart_bench again DIR` then repeats the
+//        restart and one-document phases on it, with thread CPU time beside wall time.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+
+#include <time.h>
 
 #include "engine/embed/loaders.hpp"
 #include "engine/vector/vector_cache.hpp"
@@ -27,14 +32,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+double last_cpu_ms = 0;  // the thread CPU time of the last timed() call
+
 template <class F>
 double timed(F&& f) {
   auto t = std::chrono::steady_clock::now();
+  const double c = cpu_ms();
   f();
+  last_cpu_ms = cpu_ms() - c;
   return ms_since(t);
 }
 
@@ -50,9 +65,51 @@ bool search(store& s, const embed::model_registry& models, const std::string& q,
 
 }  // namespace
 
+// `again DIR`: the restart and one-document phases only, three times, on a store a previous
+// run kept (OMGDB_BENCH_KEEP=1), with each figure's thread CPU time beside its wall time.
+int again(const fs::path& dir) {
+  embed::model_registry models(dir / "models");
+  const std::string path = (dir / "s.omgdb").string();
+  vector::sync_request r;
+  r.collection = "docs";
+  r.field = "text";
+  std::shared_ptr<store> s;
+  auto restart = [&] {
+    s.reset();
+    vector::detail::forget_loaded_caches();
+    auto o = store::open(path);
+    if (!o) std::abort();
+    s = std::move(*o);
+  };
+  bool ok = true;
+  for (int round = 0; round < 3; ++round) {
+    restart();
+    std::string m1, m2;
+    const double restart_ms = timed([&] { ok = search(*s, models, "w4 w5 w6", &m1); });
+    const double restart_cpu = last_cpu_ms;
+    const std::string text = "w" + std::to_string(20 + round) + " w11 w12";
+    if (!s->update_one("docs", {document{{"_id", value(std::int64_t{7 + round})}},
+                                document{{"$set", value(document{{"text", value(text)}})}}})) {
+      return 1;
+    }
+    const double vsync_ms = timed([&] { ok = ok && vector::sync(*s, models, r).ok(); });
+    const double after_ms = timed([&] { ok = ok && search(*s, models, text, &m2); });
+    const double after_cpu = last_cpu_ms;
+    const double warm_ms = timed([&] { ok = ok && search(*s, models, "w13 w14 w15"); });
+    const double warm_cpu = last_cpu_ms;
+    std::printf("{\"bench\":\"vector_restart_again\",\"round\":%d,\"restart_first_ms\":%.0f,\"restart_first_cpu_ms\":%.0f,"
+                "\"method\":\"%s\",\"vsync_one_ms\":%.0f,\"after_vsync_first_ms\":%.0f,\"after_vsync_first_cpu_ms\":%.0f,"
+                "\"after_method\":\"%s\",\"warm_ms\":%.0f,\"warm_cpu_ms\":%.0f}\n",
+                round, restart_ms, restart_cpu, m1.c_str(), vsync_ms, after_ms, after_cpu, m2.c_str(), warm_ms, warm_cpu);
+    std::fflush(stdout);
+  }
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "again") return again(argv[2]);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: vector_restart_bench N D\n");
+    std::fprintf(stderr, "usage: vector_restart_bench N D | again DIR\n");
     return 2;
   }
   const std::size_t n = std::stoul(argv[1]);
@@ -76,7 +133,7 @@ int main(int argc, char** argv) {
   if (!store::create(path)) return 1;
   auto opened = store::open(path);
   if (!opened) return 1;
-  std::shared_ptr<store> s = *opened;
+  std::shared_ptr<store> s = std::move(*opened);
   std::uniform_int_distribution<std::size_t> pick(0, words - 1);
   for (std::size_t done = 0; done < n;) {
     std::vector<document> docs;
@@ -100,8 +157,11 @@ int main(int argc, char** argv) {
     s.reset();
     vector::detail::forget_loaded_caches();
     auto again = store::open(path);
-    if (!again) std::abort();
-    s = *again;
+    if (!again) {
+      std::fprintf(stderr, "reopen failed: %s\n", again.error().message.c_str());
+      std::abort();
+    }
+    s = std::move(*again);
   };
   restart();
   std::string restart_method;
@@ -132,6 +192,10 @@ int main(int argc, char** argv) {
               n, d, vsync_all_ms / 1000, build_ms, method.c_str(), restart_ms, restart_method.c_str(), vsync_one_ms,
               after_ms, after_method.c_str(), restart_after_ms, warm_ms, f32 / 1e6, graph / 1e6);
   s.reset();
-  fs::remove_all(dir, ec);
+  if (std::getenv("OMGDB_BENCH_KEEP") != nullptr) {
+    std::fprintf(stderr, "kept %s\n", dir.c_str());
+  } else {
+    fs::remove_all(dir, ec);
+  }
   return ok ? 0 : 1;
 }

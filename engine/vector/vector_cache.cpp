@@ -260,10 +260,10 @@ checked_graph read_graph_file(const fs::path& file, const std::optional<std::uin
     out.state = file_state::stale;
     return out;
   }
-  std::string bytes;
+  std::unique_ptr<char[]> bytes;  // not zero-filled: every byte is read into it
   if (build) {
-    bytes.resize(static_cast<std::size_t>(length));
-    if (!r.get_bytes(bytes.data(), bytes.size())) return damaged("its graph is cut short");
+    bytes.reset(new char[static_cast<std::size_t>(length)]);
+    if (!r.get_bytes(bytes.get(), static_cast<std::size_t>(length))) return damaged("its graph is cut short");
   } else if (!r.skip(length)) {
     return damaged("its graph is cut short");
   }
@@ -273,7 +273,8 @@ checked_graph read_graph_file(const fs::path& file, const std::optional<std::uin
   if (stored != computed) return damaged("its checksum does not match its bytes");
   if (build) {
     std::string why;
-    out.graph = hnsw_index::load(bytes, dim, hnsw_index::params{}, rows, why);
+    out.graph = hnsw_index::load(std::string_view(bytes.get(), static_cast<std::size_t>(length)), dim,
+                                 hnsw_index::params{}, rows, why);
     if (!out.graph) return damaged(why);
   }
   out.state = file_state::ok;

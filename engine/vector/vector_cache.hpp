@@ -23,6 +23,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "engine/vector/vector_detail.hpp"
 #include "engine/vector/vector_kernel.hpp"
@@ -34,11 +35,32 @@ inline constexpr double k_delta_max_share = 0.5;                 // changed rows
 inline constexpr double k_dead_max_share = 0.25;                 // dead rows past this share: rebuild
 inline constexpr std::uint64_t k_unsaved_changes = 64;           // at least; or rows / 1000
 
+// An allocator whose resize() leaves floats uninitialised: a load reads every byte of the
+// matrix from the file right after, and zero-filling 150 MB first costs a tenth of a restart.
+template <class T>
+struct uninit_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = uninit_allocator<U>;
+  };
+  uninit_allocator() = default;
+  template <class U>
+  uninit_allocator(const uninit_allocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+
 struct vector_cache {
   std::uint64_t generation = 0;  // the binding's generation it is current for
   std::uint64_t seq = 0;         // the op-log seq it reflects (0: unknown, rebuild to update)
   binding bound;
-  std::vector<float> matrix;                        // rows × bound.dim
+  std::vector<float, uninit_allocator<float>> matrix;  // rows × bound.dim
   std::vector<value> ids;                           // per row
   std::vector<std::string> hashes;                  // per row; "" marks a dead row
   std::unordered_map<std::string, std::uint32_t> row_of;  // encode_key(_id) -> live row
