@@ -121,6 +121,10 @@ struct settings {
   // `[tools] profile`: the tool profiles served, their union (tools/profiles.hpp: core, search,
   // sql, all); empty: all (the seeds' full catalogue). A string or an array of strings.
   std::vector<std::string> tool_profiles{"all"};  // each one of k_tool_profiles
+  // `[vectors] default_model`: the installed model vsync embeds a field with when the call
+  // names no `model` and none is bound to the field yet (docs/vectors.md). Empty: the only
+  // installed model, if exactly one is.
+  std::string default_model;
   std::string source;  // the file these came from; "" for defaults only
 };
 

@@ -175,6 +175,23 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     }
     c.finish();
   }
+  if (const auto* t = r.table("vectors")) {
+    table_reader v(*t, "vectors", sink);
+    v.str("default_model", s.default_model);
+    if (!sink.failed() && v.has("default_model")) {
+      const std::string& m = s.default_model;
+      bool ok = !m.empty() && m.size() <= 64 && m.front() != '.';
+      for (char ch : m) {
+        ok = ok && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                    ch == '_' || ch == '-');
+      }
+      if (!ok) {
+        v.fail("default_model", "`vectors.default_model` must be an installed model's name (1 to 64 letters, digits, "
+                                "'.', '_' or '-', not starting with '.'), not `" + m + "`");
+      }
+    }
+    v.finish();
+  }
   if (const auto* t = r.table("logging")) {
     table_reader l(*t, "logging", sink);
     std::string level, format;

@@ -25,9 +25,11 @@ std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
                                        std::shared_ptr<sql::service> sql) {
   // The SQL service follows SIGHUP itself (serve.cpp hands it the reloaded connections); the
   // tool profiles are read once (a change needs a restart: config::changed_sections).
-  const auto profiles = live->current()->tool_profiles;
-  // The installed embedding models (daemon/model_commands.hpp), loaded on first use.
-  auto models = std::make_shared<const engine::embed::model_registry>(models_dir());
+  const auto profiles = live ? live->current()->tool_profiles : std::vector<std::string>{"all"};
+  // The installed embedding models (daemon/model_commands.hpp), loaded on first use; the
+  // default model ([vectors] default_model) is read at start.
+  std::string default_model = live ? live->current()->default_model : std::string();
+  auto models = std::make_shared<const engine::embed::model_registry>(models_dir(), std::move(default_model));
   auto tools = tools::catalogue(tools::tool_env{std::move(stores), std::move(sql), std::move(models)});
   tools::apply_profiles(tools, profiles);
   return tools;

@@ -167,3 +167,15 @@ TEST_CASE("tools.profile takes one profile or a list, and refuses an unknown one
   CHECK(none->tool_profiles == std::vector<std::string>{"all"});
   CHECK(contains(error_of("[tools]\nprofile = \"everything\"\n"), "`tools.profile` `everything` is not a profile"));
 }
+
+TEST_CASE("[vectors] default_model names the model vsync binds when a call names none, and must be a model name") {
+  auto s = load_string("[vectors]\ndefault_model = \"minilm-L6\"\n", "v.toml");
+  REQUIRE(s);
+  CHECK(s->default_model == "minilm-L6");
+  auto none = load_string("", "v.toml");
+  REQUIRE(none);
+  CHECK(none->default_model.empty());
+  CHECK(contains(error_of("[vectors]\ndefault_model = \"../x\"\n"), "vectors.default_model"));
+  CHECK(contains(error_of("[vectors]\ndefault_model = \"\"\n"), "vectors.default_model"));
+  CHECK(contains(error_of("[vectors]\nmodel = \"x\"\n"), "model"));
+}
