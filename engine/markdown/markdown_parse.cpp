@@ -139,11 +139,12 @@ cmark_node* parse_in_arena(arena& a, const char* data, std::size_t size) {
   return doc;
 }
 
-// Byte offset of the start of each line (1-based line n starts at starts[n - 1]).
+// Byte offset of the start of each line (1-based line n starts at starts[n - 1]). Lines end
+// as cmark's do: "\n", "\r\n" or a lone "\r".
 std::vector<std::uint64_t> line_starts(std::string_view text) {
   std::vector<std::uint64_t> out{0};
   for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') out.push_back(i + 1);
+    if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))) out.push_back(i + 1);
   }
   return out;
 }
@@ -231,7 +232,8 @@ result<std::vector<heading>> headings_of(std::string_view body, std::uint64_t ba
   OMGDB_CHECK(check_parse_bounds(body));
   call_budget& budget = current_budget();
   const budget_mark transient(budget);
-  const auto lines = static_cast<std::uint64_t>(std::count(body.begin(), body.end(), '\n')) + 1;
+  const auto lines = static_cast<std::uint64_t>(std::count(body.begin(), body.end(), '\n') +
+                                                std::count(body.begin(), body.end(), '\r')) + 1;
   OMGDB_CHECK(budget.try_charge(lines * sizeof(std::uint64_t), "the Markdown parse (line offsets)"));
   arena a;
   a.budget = &budget;
@@ -257,6 +259,11 @@ result<std::vector<heading>> headings_of(std::string_view body, std::uint64_t ba
     h.title = trim(h.title);
     h.explicit_id = explicit_id(h.title);
     const auto first = static_cast<std::size_t>(cmark_node_get_start_line(n));
+    if (first == 0 || first > starts.size()) {
+      return make_error("the Markdown parser placed a heading on line " + std::to_string(first) + " of " +
+                            std::to_string(starts.size()),
+                        failure_kind::internal);
+    }
     h.start = starts[first - 1];
     if (is_atx(body, h.start)) {
       h.end = line_end(starts, first, body.size());
@@ -267,7 +274,7 @@ result<std::vector<heading>> headings_of(std::string_view body, std::uint64_t ba
         const std::uint64_t ls = starts[line - 1];
         const std::uint64_t le = line_end(starts, line, body.size());
         std::string_view text = body.substr(ls, le - ls);
-        if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+        while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
         if (is_underline(text)) {
           h.end = le;
           break;
