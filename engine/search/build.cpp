@@ -147,6 +147,9 @@ result<build_report> manager::impl::build(const definition& d, index_state& st, 
   st.rebuild = "running";
   st.progress_done = st.progress_total = 0;
   auto failed = [&](failure f) -> failure {
+    // Stopped by the call's deadline or cancellation (the progress handler below, or a poll):
+    // say so, whatever SQLite called it.
+    if (control.call().stop_requested()) f = make_error("cancelled", failure_kind::cancelled);
     st.rebuild = "failed";
     st.last_error = f.message;
     return f;
@@ -167,6 +170,11 @@ result<build_report> manager::impl::build(const definition& d, index_state& st, 
     auto created = generation::create(tmp, d);
     if (!created) return failed(created.error());
     auto& g = **created;
+    // Inserting, merging (optimize) and checking run inside SQLite steps: a progress handler
+    // stops them when the call is told to (its deadline, cancellation, SIGTERM).
+    sqlite3_progress_handler(
+        g.db(), 4000, [](void* b) { return static_cast<const call_budget*>(b)->stop_requested() ? 1 : 0; },
+        const_cast<call_budget*>(&control.call()));
     {
       snapshot_guard snap(s.db);
       auto ro = snap.read_options();
