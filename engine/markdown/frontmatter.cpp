@@ -148,25 +148,32 @@ class builder final : public YAML::EventHandler {
     if (it == anchors_.end()) throw call_error("the frontmatter has an alias to a value that contains it");
     // The copy is what an alias costs: count its values before making it.
     const anchored& a = it->second;
+    if (expects_key() && a.text) {  // an alias of a scalar as a key: the scalar's text
+      budget_.charge(k_value_cost + a.text->size(), "the frontmatter's YAML (an alias)");
+      key(*a.text);
+      return;
+    }
     count(a.values);
     budget_.charge(a.bytes, "the frontmatter's YAML (an alias)");
     add(a.v, YAML::NullAnchor, 0, a.values, a.bytes);
   }
   void OnScalar(const YAML::Mark&, const std::string& tag, YAML::anchor_t anchor, const std::string& s) override {
     budget_.charge(k_value_cost + s.size(), "the frontmatter's YAML");
+    auto typed = [&] {
+      if (tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
+          tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null" || tag == "tag:yaml.org,2002:timestamp") {
+        return resolve_plain(s);
+      }
+      return value(s);  // quoted ("!"), !!str and unknown tags: the text
+    };
     if (expects_key()) {
-      key(s);
-      if (anchor != YAML::NullAnchor) anchors_[anchor] = {value(s), 1, k_value_cost + s.size()};
+      key(s);  // a key is its text; an alias of it is the typed value, as for any scalar
+      if (anchor != YAML::NullAnchor) anchors_[anchor] = {typed(), 1, k_value_cost + s.size(), s};
       return;
     }
-    value v;
-    if (tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
-        tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null" || tag == "tag:yaml.org,2002:timestamp") {
-      v = resolve_plain(s);
-    } else {
-      v = value(s);  // quoted ("!"), !!str and unknown tags: the text
-    }
-    add(std::move(v), anchor, 1, 1, k_value_cost + s.size());
+    value v = typed();
+    add(std::move(v), anchor, 1, 1, k_value_cost + s.size(),
+        anchor != YAML::NullAnchor ? std::optional<std::string>(s) : std::nullopt);
   }
   void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
     open(false, anchor);
@@ -182,6 +189,7 @@ class builder final : public YAML::EventHandler {
   struct anchored {
     value v;
     std::uint64_t values = 0, bytes = 0;  // what a copy holds
+    std::optional<std::string> text;       // a scalar's text (for an alias used as a key)
   };
   struct frame {
     bool is_map = false;
@@ -238,11 +246,12 @@ class builder final : public YAML::EventHandler {
 
   // Adds a finished value to the open collection (or makes it the root). `fresh`: values
   // not counted yet; `size`: the values it holds, itself included.
-  void add(value v, YAML::anchor_t anchor, std::uint64_t fresh, std::uint64_t size, std::uint64_t bytes) {
+  void add(value v, YAML::anchor_t anchor, std::uint64_t fresh, std::uint64_t size, std::uint64_t bytes,
+           std::optional<std::string> text = std::nullopt) {
     if (fresh > 0) count(fresh);
     if (anchor != YAML::NullAnchor) {
       budget_.charge(bytes, "the frontmatter's YAML (an anchor)");
-      anchors_[anchor] = {v, size, bytes};
+      anchors_[anchor] = {v, size, bytes, std::move(text)};
     }
     if (stack_.empty()) {
       root = std::move(v);

@@ -51,6 +51,12 @@ TEST_CASE("aliases that expand within the bounds still read as their values") {
         R"({"base":{"x":1,"y":["a","b"]},"copy":{"x":1,"y":["a","b"]},"name":"hello","again":"hello"})");
 }
 
+TEST_CASE("an alias reads as its anchor's typed value, and as its text when it is a key") {
+  auto r = parse_frontmatter("a: &n 7\nb: *n\nx: &k name\n*k : 3\n&t 12: twelve\nc: *t\n");
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+  CHECK(to_json(value(*r)) == R"({"a":7,"b":7,"x":"name","name":3,"12":"twelve","c":12})");
+}
+
 TEST_CASE("what aliases expand to is charged to the call's budget") {
   installed_budget call(1 << 20);
   std::string y = "a: &a [" + std::string(2000, 'x') + "]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: [";
