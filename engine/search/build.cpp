@@ -102,6 +102,21 @@ result<catch_up_report> manager::impl::catch_up(generation& g, const definition&
     g.rollback();
     return f;
   };
+  // A commit waits for the searches ranking on their own connections (run.cpp) at most the
+  // busy timeout the caller set; past it, the records since the last commit are rolled back
+  // and the search answers from the boundary it has (complete = false), not with an error.
+  std::uint64_t durable = rep.from;
+  auto commit = [&]() -> result<bool> {
+    if (auto c = g.commit(); !c) {
+      if (sqlite3_errcode(g.db()) != SQLITE_BUSY) return fail(c.error());
+      g.rollback();
+      rep.to = durable;
+      rep.complete = false;
+      return false;
+    }
+    durable = rep.to;
+    return true;
+  };
   for (; it->Valid(); it->Next()) {
     if (deadline && rep.records % 64 == 0 && rep.records > 0 && clock::now() >= *deadline) {
       rep.complete = false;
@@ -128,7 +143,8 @@ result<catch_up_report> manager::impl::catch_up(generation& g, const definition&
     rep.to = *seq;
     if (++in_txn >= commit_every) {
       if (auto st = g.set_state("appliedSeq", static_cast<std::int64_t>(rep.to)); !st) return fail(st.error());
-      OMGDB_CHECK(g.commit());
+      OMGDB_TRY(done, commit());
+      if (!done) return rep;
       if (s.fault) s.fault("search_catch_up");
       OMGDB_CHECK(g.begin());
       in_txn = 0;
@@ -136,7 +152,8 @@ result<catch_up_report> manager::impl::catch_up(generation& g, const definition&
   }
   if (!it->status().ok()) return fail(storage_error(s.path, "read", it->status()));
   if (auto st = g.set_state("appliedSeq", static_cast<std::int64_t>(rep.to)); !st) return fail(st.error());
-  OMGDB_CHECK(g.commit());
+  OMGDB_TRY(done, commit());
+  if (!done) return rep;
   if (rep.to < last) rep.complete = false;
   return rep;
 }

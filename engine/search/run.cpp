@@ -236,10 +236,11 @@ result<search_result> manager::run(const search_request& req, const embed::model
                         "; rebuild_search_index builds the current one (this one serves until then)");
   }
   // A catch-up's commit waits for the rankings reading the file (each bounded by its own
-  // timeoutMs) at most until this search's deadline.
+  // timeoutMs) at most half of what is left of this search's timeoutMs; past it the search
+  // answers from the boundary it has (build.cpp), keeping the other half for its ranking.
   {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
-    sqlite3_busy_timeout(gen.db(), static_cast<int>(std::clamp<std::int64_t>(ms, 1, 60000)));
+    sqlite3_busy_timeout(gen.db(), static_cast<int>(std::clamp<std::int64_t>(ms / 2, 1, 30000)));
   }
   OMGDB_TRY(up, impl_->catch_up(gen, d, deadline));
   out.searched_seq = up.to;
@@ -248,7 +249,8 @@ result<search_result> manager::run(const search_request& req, const embed::model
   if (up.needs_rebuild) {
     out.notes.push_back("the op-log no longer reaches back to this generation's boundary; run rebuild_search_index");
   } else if (!up.complete) {
-    out.notes.push_back("timeoutMs ran out while catching up: the results are as of op-log seq " + std::to_string(up.to) +
+    out.notes.push_back("timeoutMs ran out while catching up (or other searches kept the generation busy): the "
+                        "results are as of op-log seq " + std::to_string(up.to) +
                         ", " + std::to_string(up.last_seq - up.to) + " records behind");
   }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <algorithm>
 #include <random>
 
 #include "common/call_budget.hpp"
@@ -132,4 +133,27 @@ TEST_CASE("a long ranking does not make another search of the same index wait") 
   CHECK(slow.get().ok());
   if (slow_still_running) CHECK(quick_ms < 100);
   MESSAGE("a narrow search answered in " << quick_ms << " ms during a broad one");
+}
+
+TEST_CASE("a search that must catch up while another ranks answers from its boundary, in time") {
+  temp_dir d;
+  auto s = big_index(d);
+  auto m = es::manager::of(*s);
+  REQUIRE(m->run(request("abc", 5000), nullptr).ok());
+  auto slow = std::async(std::launch::async, [&] { return m->run(request(broad_query(), 3000), nullptr); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(s->insert("pages", document{{"_id", value(std::int64_t{-1})}, {"body", value("zzq fresh")}}).ok());
+  const auto t0 = steady_clock::now();
+  auto quick = m->run(request("zzq", 600), nullptr);
+  const double quick_ms = ms_since(t0);
+  const bool slow_still_running = slow.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready;
+  REQUIRE_MESSAGE(quick.ok(), (quick.ok() ? "" : quick.error().message));
+  CHECK(quick_ms < 600 + 100);
+  (void)slow.get();
+  MESSAGE("caught up: " << quick->caught_up << ", " << quick_ms << " ms, the broad one still ranking: " << slow_still_running);
+  // Once nothing reads the file, the next search catches up.
+  auto later = m->run(request("zzq", 5000), nullptr);
+  REQUIRE(later.ok());
+  CHECK(later->caught_up);
+  CHECK(std::any_of(later->hits.begin(), later->hits.end(), [](const es::hit& h) { return to_json(h.id) == "-1"; }));
 }
