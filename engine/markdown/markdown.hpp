@@ -97,7 +97,10 @@ void merge_patch(document& target, const document& patch);
 
 // --- the stored document (markdown_doc.cpp) ---
 // The document for a Markdown file: `_id` first.
-result<document> build_document(const value& id, std::string text, std::string_view fallback_title);
+// `front`, when given, is the text's frontmatter already parsed (what patch_frontmatter made
+// and read back): it is not parsed again.
+result<document> build_document(const value& id, std::string text, std::string_view fallback_title,
+                                const std::optional<document>* front = nullptr);
 // Whether `doc` was imported as Markdown (it has `_markdown` and a string `text`).
 bool is_markdown(const document& doc);
 // The `_sections` value of `sections`, and back (for readers of stored documents).
@@ -111,8 +114,10 @@ result<std::vector<section>> sections_of(const document& doc);
 result<std::string> set_section(std::string_view text, std::string_view id, std::string_view body);
 // The text with its frontmatter merged with `patch` and the keys of `remove` deleted; the
 // bytes after the frontmatter are unchanged. An empty result removes the block.
+// `front_out`, when given, receives the new block's values (nullopt: no block).
 result<std::string> patch_frontmatter(std::string_view text, const document& patch,
-                                      const std::vector<std::string>& remove);
+                                      const std::vector<std::string>& remove,
+                                      std::optional<document>* front_out = nullptr);
 // Up to `n` ids of `sections` nearest to `id` (edit distance, then order).
 std::vector<std::string> nearest_ids(const std::vector<section>& sections, std::string_view id, std::size_t n);
 

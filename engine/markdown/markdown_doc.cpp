@@ -94,12 +94,15 @@ bool is_markdown(const document& doc) {
   return m != nullptr && m->is_document() && t != nullptr && t->is_string();
 }
 
-result<document> build_document(const value& id, std::string text, std::string_view fallback_title) {
+result<document> build_document(const value& id, std::string text, std::string_view fallback_title,
+                                const std::optional<document>* known_front) {
   auto sections = parse_sections(text);
   if (!sections) return std::move(sections).error();
   const frontmatter_block fm = find_frontmatter(text);
   std::optional<document> front;
-  if (fm.present) {
+  if (known_front != nullptr && known_front->has_value() == fm.present) {
+    front = *known_front;
+  } else if (fm.present) {
     auto parsed = parse_frontmatter(std::string_view(text).substr(fm.yaml_start, fm.yaml_end - fm.yaml_start));
     if (!parsed) return std::move(parsed).error();
     front = std::move(*parsed);
@@ -173,7 +176,7 @@ result<std::string> set_section(std::string_view text, std::string_view id, std:
 }
 
 result<std::string> patch_frontmatter(std::string_view text, const document& patch,
-                                      const std::vector<std::string>& remove) {
+                                      const std::vector<std::string>& remove, std::optional<document>* front_out) {
   const frontmatter_block fm = find_frontmatter(text);
   document front;
   if (fm.present) {
@@ -188,9 +191,15 @@ result<std::string> patch_frontmatter(std::string_view text, const document& pat
     front.erase(std::remove_if(front.begin(), front.end(), [&](const field& f) { return gone.count(f.name) != 0; }),
                 front.end());
   }
-  if (fm.present && compare(front, before) == 0) return std::string(text);  // nothing changes
+  if (fm.present && compare(front, before) == 0) {  // nothing changes
+    if (front_out) *front_out = std::move(front);
+    return std::string(text);
+  }
   const std::string_view rest = text.substr(fm.present ? fm.end : 0);
-  if (front.empty()) return std::string(rest);
+  if (front.empty()) {
+    if (front_out) front_out->reset();
+    return std::string(rest);
+  }
   auto yaml = emit_frontmatter(front);
   if (!yaml) return std::move(yaml).error();
   std::string out = "---\n" + *yaml + "---\n";
@@ -201,6 +210,7 @@ result<std::string> patch_frontmatter(std::string_view text, const document& pat
     return make_error("the patched frontmatter would not read back as the same values; nothing was written",
                       failure_kind::internal);
   }
+  if (front_out) *front_out = std::move(*check);
   return out;
 }
 

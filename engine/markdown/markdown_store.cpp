@@ -95,7 +95,10 @@ using edit_fn = std::function<result<std::string>(std::string_view text)>;
 // k_edit_attempts times.
 constexpr int k_edit_attempts = 3;
 
-result<edit_result> edit(store& s, std::string_view collection, const value& id, const edit_fn& change) {
+// `front`, when given, is where `change` leaves the new text's frontmatter values (so they
+// are not parsed again).
+result<edit_result> edit(store& s, std::string_view collection, const value& id, const edit_fn& change,
+                         const std::optional<document>* front = nullptr) {
   for (int attempt = 1;; ++attempt) {
     auto read = s.get(collection, id);
     if (!read) return std::move(read).error();
@@ -117,7 +120,7 @@ result<edit_result> edit(store& s, std::string_view collection, const value& id,
       return out;
     }
     const value* stored_id = find_field(seen, "_id");
-    auto fresh = build_document(stored_id ? *stored_id : id, std::move(*next), title);
+    auto fresh = build_document(stored_id ? *stored_id : id, std::move(*next), title, front);
     if (!fresh) return std::move(fresh).error();
     auto sections = sections_of(*fresh);
     if (!sections) return std::move(sections).error();
@@ -273,7 +276,10 @@ result<edit_result> store_set_section(store& s, std::string_view collection, con
 
 result<edit_result> store_patch_frontmatter(store& s, std::string_view collection, const value& id,
                                             const document& patch, const std::vector<std::string>& remove) {
-  return edit(s, collection, id, [&](std::string_view text) { return patch_frontmatter(text, patch, remove); });
+  std::optional<document> front;
+  return edit(
+      s, collection, id, [&](std::string_view text) { return patch_frontmatter(text, patch, remove, &front); },
+      &front);
 }
 
 }  // namespace omgdb::engine::markdown
