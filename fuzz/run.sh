@@ -39,13 +39,13 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "$findings" "$build/logs"
   # A per-input timeout is a finding; rpc_session's and search_query's inputs write to a
   # store, which a busy machine can stretch to seconds, so they get more.
-  # aggregate runs each input under a 64 MiB call budget (issue 29): a memory or time bomb
+  # aggregate, markdown_edit and context_pack run each input under a 64 MiB call budget (issue 29): a memory or time bomb
   # past it is a finding at 512 MB and 5 s.
   limit=${FUZZ_TIMEOUT:-10}
   rss=2048
   case "$t" in
     rpc_session|search_query) limit=${FUZZ_TIMEOUT:-60} ;;
-    aggregate) limit=${FUZZ_TIMEOUT:-5}; rss=512 ;;
+    aggregate|markdown_edit|context_pack) limit=${FUZZ_TIMEOUT:-5}; rss=512 ;;
   esac
   args=(-max_total_time="$seconds" -timeout="$limit" -rss_limit_mb="$rss" -max_len=8192 -print_final_stats=1
         -artifact_prefix="$findings/")

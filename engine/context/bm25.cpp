@@ -6,6 +6,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "common/call_budget.hpp"
 #include "engine/context/ranker.hpp"
 
 namespace omgdb::engine::context {
@@ -116,12 +117,19 @@ class bm25 final : public ranker {
     }
     std::vector<double> out(chunks.size(), 0.0);
     if (qterms.empty() || chunks.empty()) return out;
+    // The term-frequency table is charged to the call's budget while it lives; the loops read
+    // the call's flag (a call_error stops the ranking: context_pack turns it into the error).
+    call_budget& budget = current_budget();
+    const budget_mark transient(budget);
+    budget.charge(chunks.size() * (qterms.size() + 2) * sizeof(std::uint32_t) + qterms.size() * 64,
+                  "the context pack's ranking (chunks times query terms)");
     // One pass: per chunk, its length and the frequencies of the query terms.
     std::vector<std::uint32_t> lengths(chunks.size());
     std::vector<std::vector<std::uint32_t>> tf(chunks.size(), std::vector<std::uint32_t>(qterms.size(), 0));
     std::vector<std::uint64_t> df(qterms.size(), 0);
     double total = 0;
     for (std::size_t i = 0; i < chunks.size(); ++i) {
+      if (i % 256 == 0) budget.poll();
       std::uint32_t n = 0;
       each_raw_word(chunks[i], [&](std::string_view w) {
         ++n;
@@ -139,6 +147,7 @@ class bm25 final : public ranker {
       idf[q] = std::log(1.0 + (N - static_cast<double>(df[q]) + 0.5) / (static_cast<double>(df[q]) + 0.5));
     }
     for (std::size_t i = 0; i < chunks.size(); ++i) {
+      if (i % 4096 == 0) budget.poll();
       double s = 0;
       const double norm = k_k1 * (1.0 - k_b + k_b * lengths[i] / avg);
       for (std::size_t q = 0; q < qterms.size(); ++q) {

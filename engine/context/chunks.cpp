@@ -74,9 +74,9 @@ void windows(std::string_view text, std::uint64_t start, std::uint64_t end, std:
 
 }  // namespace
 
-std::vector<chunk> chunk_text(std::string_view text, const std::vector<section_span>* sections, std::size_t doc) {
+std::vector<chunk> chunk_text(std::string_view text, const section_spans& sections, std::size_t doc) {
   std::vector<chunk> out;
-  auto add = [&](std::uint64_t a, std::uint64_t b, const section_span* s) {
+  auto add = [&](std::uint64_t a, std::uint64_t b, std::optional<std::size_t> s) {
     auto [ta, tb] = trimmed(text, a, b);
     if (ta >= tb) return;
     chunk c;
@@ -85,26 +85,27 @@ std::vector<chunk> chunk_text(std::string_view text, const std::vector<section_s
     c.start = ta;
     c.end = tb;
     if (s) {
-      c.section_id = s->id;
-      c.heading_path = s->path;
+      c.sections = sections;
+      c.section = *s;
     }
     out.push_back(std::move(c));
   };
   if (sections == nullptr) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> w;
     windows(text, 0, text.size(), w);
-    for (auto [a, b] : w) add(a, b, nullptr);
+    for (auto [a, b] : w) add(a, b, std::nullopt);
     return out;
   }
-  for (const section_span& s : *sections) {
+  for (std::size_t i = 0; i < sections->size(); ++i) {
+    const section_span& s = (*sections)[i];
     if (s.end > text.size() || s.start > s.end) continue;  // stale offsets: not quoted
     if (s.end - s.start <= k_section_split_bytes) {
-      add(s.start, s.end, &s);
+      add(s.start, s.end, i);
       continue;
     }
     std::vector<std::pair<std::uint64_t, std::uint64_t>> w;
     windows(text, s.start, s.end, w);
-    for (auto [a, b] : w) add(a, b, &s);
+    for (auto [a, b] : w) add(a, b, i);
   }
   return out;
 }

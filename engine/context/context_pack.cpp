@@ -69,6 +69,16 @@ std::uint64_t sentence_end(std::string_view text, std::uint64_t start, std::uint
   return start;
 }
 
+std::optional<std::string> section_id(const chunk& c) {
+  if (const section_span* s = c.span()) return s->id;
+  return std::nullopt;
+}
+
+std::vector<std::string> heading_path(const chunk& c) {
+  if (const section_span* s = c.span()) return s->path;
+  return {};
+}
+
 std::uint64_t read_seq(const store::impl& s, const rocksdb::ReadOptions& ro) {
   std::string bytes;
   if (!s.db->Get(ro, s.meta, detail::slice(detail::k_meta_last_seq), &bytes).ok()) return 0;
@@ -101,6 +111,10 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
   std::vector<chunk> chunks;
   std::uint64_t bytes = 0;
   std::optional<failure> bound;
+  // What the pack holds (candidates' text, chunks, section paths, scores) is charged to the
+  // call's budget, given back when the pack is made; every loop reads the call's flag.
+  call_budget& budget = control.call();
+  const budget_mark held(budget);
   detail::collection_scan scan(s, view.snapshot(), request.collection, **entry_found, control);
   auto visited = scan.run_matching(*match, nullptr, [&](document&& d) {
     const value* text = at_path(d, request.field);
@@ -113,17 +127,40 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
       return false;
     }
     bytes += text->as_string().size();
-    std::optional<std::vector<section_span>> spans;
+    // The sections come from the text itself: a stored `_sections` is derived data that any
+    // writer can forge (a 50,000-entry heading path), so it is never read here.
+    section_spans spans;
     if (request.field == markdown::k_text_field && markdown::is_markdown(d)) {
-      if (auto secs = markdown::sections_of(d)) {
-        spans.emplace();
-        for (auto& x : *secs) spans->push_back({x.id, x.path, x.heading_start, x.body_end});
+      auto secs = markdown::parse_sections(text->as_string());
+      if (!secs && secs.error().kind == failure_kind::cancelled) {
+        bound = std::move(secs).error();
+        return false;
+      }
+      if (secs) {  // a text past the parse's bounds is cut into paragraph windows instead
+        auto list = std::make_shared<std::vector<section_span>>();
+        std::uint64_t held = 0;
+        for (auto& x : *secs) {
+          for (const auto& t : x.path) held += t.size() + sizeof(std::string);
+          held += sizeof(section_span) + x.id.size();
+          list->push_back({std::move(x.id), std::move(x.path), x.heading_start, x.body_end});
+        }
+        if (auto st = budget.try_charge(held, "the context pack's section paths"); !st) {
+          bound = std::move(st).error();
+          return false;
+        }
+        spans = std::move(list);
       }
     }
     candidate c;
     c.id = find_field(d, "_id") ? *find_field(d, "_id") : value();
     c.text = text->as_string();
-    auto cs = chunk_text(c.text, spans ? &*spans : nullptr, docs.size());
+    auto cs = chunk_text(c.text, spans, docs.size());
+    if (auto st = budget.try_charge(c.text.size() + sizeof(candidate) + cs.size() * sizeof(chunk),
+                                    "the context pack's candidates and chunks");
+        !st) {
+      bound = std::move(st).error();
+      return false;
+    }
     chunks.insert(chunks.end(), std::make_move_iterator(cs.begin()), std::make_move_iterator(cs.end()));
     docs.push_back(std::move(c));
     return true;
@@ -137,7 +174,16 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
   std::vector<std::string_view> views;
   views.reserve(chunks.size());
   for (const chunk& c : chunks) views.push_back(std::string_view(docs[c.doc].text).substr(c.start, c.end - c.start));
-  const std::vector<double> scores = rank.score(views, request.query);
+  OMGDB_CHECK(budget.try_charge(chunks.size() * (sizeof(std::string_view) + sizeof(double) + sizeof(std::size_t)),
+                                "the context pack's ranking"));
+  OMGDB_CHECK(budget.check());
+  std::vector<double> scores;
+  try {
+    scores = rank.score(views, request.query);
+  } catch (const call_error& e) {
+    return e.to_failure();
+  }
+  OMGDB_CHECK(budget.check());
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     if (scores[i] > 0) order.push_back(i);
@@ -158,6 +204,7 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
   std::size_t misses = 0;  // consecutive chunks that did not fit
   for (std::size_t i : order) {
     if (misses >= k_max_misses) break;
+    OMGDB_CHECK(budget.check());
     const chunk& c = chunks[i];
     if (per_doc[c.doc] >= k_max_chunks_per_document) continue;
     std::vector<entry> next = parts;
@@ -171,8 +218,8 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
       } else if (c.ordinal + 1 == e.first_ordinal) {
         e.cite.byte_start = c.start;
         e.first_ordinal = c.ordinal;
-        e.cite.section_id = c.section_id;
-        e.cite.heading_path = c.heading_path;
+        e.cite.section_id = section_id(c);
+        e.cite.heading_path = heading_path(c);
         merged = true;
       }
       if (merged) break;
@@ -181,7 +228,7 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
       entry e;
       e.doc = c.doc;
       e.first_ordinal = e.last_ordinal = c.ordinal;
-      e.cite = {parts.size() + 1, docs[c.doc].id, c.section_id, c.heading_path, c.start, c.end, seq, score_of(i)};
+      e.cite = {parts.size() + 1, docs[c.doc].id, section_id(c), heading_path(c), c.start, c.end, seq, score_of(i)};
       next.push_back(std::move(e));
     }
     // A cheap check first (the chunk alone), then the exact count of the whole pack.
@@ -203,12 +250,13 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
   }
   // The best chunk left out, cut after its last whole sentence that fits, when one does.
   for (std::size_t i : left_out) {
+    OMGDB_CHECK(budget.check());
     const chunk& c = chunks[i];
     if (per_doc[c.doc] >= k_max_chunks_per_document || used >= request.budget) break;
     bool touches = false;
     for (const entry& e : parts) touches |= e.doc == c.doc && (c.ordinal == e.last_ordinal + 1 || c.ordinal + 1 == e.first_ordinal);
     if (touches) continue;  // its neighbour is in: cutting would leave a gap inside one citation
-    const std::string hdr = header(parts.size() + 1, docs[c.doc].id, c.heading_path);
+    const std::string hdr = header(parts.size() + 1, docs[c.doc].id, heading_path(c));
     const std::uint64_t sep = parts.empty() ? 0 : 1;
     if (used + counter.count(hdr) + sep >= request.budget) break;
     const std::uint64_t room = request.budget - used - counter.count(hdr) - sep;
@@ -219,7 +267,7 @@ result<pack> context_pack(store& st, const pack_request& request, const token_co
     entry e;
     e.doc = c.doc;
     e.first_ordinal = e.last_ordinal = c.ordinal;
-    e.cite = {parts.size() + 1, docs[c.doc].id, c.section_id, c.heading_path, c.start, cut, seq, score_of(i)};
+    e.cite = {parts.size() + 1, docs[c.doc].id, section_id(c), heading_path(c), c.start, cut, seq, score_of(i)};
     next.push_back(std::move(e));
     const std::uint64_t total = counter.count(render(next, docs));
     if (total > request.budget) continue;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,23 +25,30 @@ inline constexpr std::size_t k_max_chunks_per_document = 3;
 inline constexpr std::uint64_t k_max_budget = 100000;
 inline constexpr std::size_t k_max_misses = 64;  // packing stops after this many chunks in a row did not fit
 
-// One piece of a document's text that can be ranked and quoted.
-struct chunk {
-  std::size_t doc = 0;                    // index into the candidates
-  std::size_t ordinal = 0;                // position among the document's chunks
-  std::uint64_t start = 0, end = 0;       // bytes of the field's text; trailing whitespace excluded
-  std::optional<std::string> section_id;  // the Markdown section it lies in
-  std::vector<std::string> heading_path;
-};
-
-// The chunks of one text: its Markdown sections (from `_sections`) when given, windows of
-// whole paragraphs otherwise; empty and whitespace-only pieces are left out.
+// The Markdown sections of a text, as chunks see them.
 struct section_span {
   std::string id;
   std::vector<std::string> path;
   std::uint64_t start = 0, end = 0;
 };
-std::vector<chunk> chunk_text(std::string_view text, const std::vector<section_span>* sections, std::size_t doc);
+using section_spans = std::shared_ptr<const std::vector<section_span>>;
+
+// One piece of a document's text that can be ranked and quoted. The chunks of one document
+// share its sections (a heading path is never copied into each chunk).
+struct chunk {
+  std::size_t doc = 0;                    // index into the candidates
+  std::size_t ordinal = 0;                // position among the document's chunks
+  std::uint64_t start = 0, end = 0;       // bytes of the field's text; trailing whitespace excluded
+  section_spans sections;                 // the document's sections, when it is Markdown
+  std::size_t section = 0;                // the one it lies in: (*sections)[section]
+  const section_span* span() const { return sections ? &(*sections)[section] : nullptr; }
+};
+
+// The chunks of one text: its Markdown sections when given, windows of whole paragraphs
+// otherwise; empty and whitespace-only pieces are left out. Sections come from the text
+// itself (markdown::parse_sections), never from a stored `_sections` (derived data, which a
+// writer can forge).
+std::vector<chunk> chunk_text(std::string_view text, const section_spans& sections, std::size_t doc);
 
 struct pack_request {
   std::string collection;

@@ -1,5 +1,8 @@
 // omgdb engine — frontmatter YAML: typed by the YAML 1.2 core schema (yaml-cpp parses, this
 // file types the scalars), written back in block style, and merged by RFC 7386.
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -7,6 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/call_budget.hpp"
 
 #include "engine/markdown/markdown.hpp"
 #include "engine/value/datetime.hpp"
@@ -41,6 +49,8 @@ std::optional<value> integer(std::string_view s, int base, std::size_t skip, boo
 }
 
 std::optional<value> date_of(std::string s) {
+  // std::regex recurses per character: only short strings are matched (a date is short).
+  if (s.size() > 64) return std::nullopt;
   static const std::regex shape(R"(\d{4}-\d{2}-\d{2}([Tt ]\d{1,2}:\d{2}:\d{2}(\.\d+)?\s*(Z|z|[+-]\d{1,2}(:?\d{2})?)?)?)");
   if (!std::regex_match(s, shape)) return std::nullopt;
   if (s.size() > 10) {
@@ -62,6 +72,34 @@ std::optional<value> date_of(std::string s) {
   return value(date_time{*millis});
 }
 
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)? — by hand: std::regex recurses per
+// character and a long scalar would overflow the stack.
+bool is_real(std::string_view s) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && is_digit(s[i])) ++i;
+    return i - from;
+  };
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  } else {
+    if (digits() == 0) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
 // A plain scalar by the YAML 1.2 core schema (plus dates).
 value resolve_plain(const std::string& s) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return value();
@@ -81,8 +119,7 @@ value resolve_plain(const std::string& s) {
     if (auto v = integer(s, 16, 2, false)) return *v;
     return value(s);
   }
-  static const std::regex real(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(s, real)) return value(std::strtod(s.c_str(), nullptr));
+  if (is_real(s)) return value(std::strtod(s.c_str(), nullptr));
   const std::string body = sign ? s.substr(1) : s;
   if (body == ".inf" || body == ".Inf" || body == ".INF") return value(negative ? -HUGE_VAL : HUGE_VAL);
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return value(std::nan(""));
@@ -90,49 +127,157 @@ value resolve_plain(const std::string& s) {
   return value(s);
 }
 
-result<value> convert(const YAML::Node& n, int depth) {
-  if (depth > k_max_depth) return make_error("the frontmatter nests deeper than 64 levels");
-  switch (n.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return value();
-    case YAML::NodeType::Scalar: {
-      const std::string& tag = n.Tag();
-      const std::string& s = n.Scalar();
-      if (tag == "?") return resolve_plain(s);
-      if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" || tag == "tag:yaml.org,2002:bool" ||
-          tag == "tag:yaml.org,2002:null" || tag == "tag:yaml.org,2002:timestamp") {
+// Builds the frontmatter's values from yaml-cpp's parse events, iteratively (an explicit
+// stack, never recursion), so that everything it builds is counted: each value is charged to
+// the call's budget as it is made, the values (aliases expanded) are counted against
+// k_max_frontmatter_values, and nesting is checked against k_max_depth. An alias is the
+// anchored value copied: "billion laughs" stops at the count, with nothing else built.
+// Duplicate keys are found with one hash set per mapping (O(n), not O(n²)).
+class builder final : public YAML::EventHandler {
+ public:
+  explicit builder(call_budget& budget) : budget_(budget) {}
+
+  std::optional<value> root;
+  bool root_is_map = false;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { add(value(), anchor, 1, 1, k_value_cost); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t anchor) override {
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) throw call_error("the frontmatter has an alias to a value that contains it");
+    // The copy is what an alias costs: count its values before making it.
+    const anchored& a = it->second;
+    if (expects_key() && a.text) {  // an alias of a scalar as a key: the scalar's text
+      budget_.charge(k_value_cost + a.text->size(), "the frontmatter's YAML (an alias)");
+      key(*a.text);
+      return;
+    }
+    count(a.values);
+    budget_.charge(a.bytes, "the frontmatter's YAML (an alias)");
+    add(a.v, YAML::NullAnchor, 0, a.values, a.bytes);
+  }
+  void OnScalar(const YAML::Mark&, const std::string& tag, YAML::anchor_t anchor, const std::string& s) override {
+    budget_.charge(k_value_cost + s.size(), "the frontmatter's YAML");
+    auto typed = [&] {
+      if (tag == "?" || tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
+          tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null" || tag == "tag:yaml.org,2002:timestamp") {
         return resolve_plain(s);
       }
       return value(s);  // quoted ("!"), !!str and unknown tags: the text
+    };
+    if (expects_key()) {
+      key(s);  // a key is its text; an alias of it is the typed value, as for any scalar
+      if (anchor != YAML::NullAnchor) anchors_[anchor] = {typed(), 1, k_value_cost + s.size(), s};
+      return;
     }
-    case YAML::NodeType::Sequence: {
-      array out;
-      for (const auto& item : n) {
-        auto v = convert(item, depth + 1);
-        if (!v) return std::move(v).error();
-        out.push_back(std::move(*v));
-      }
-      return value(std::move(out));
-    }
-    case YAML::NodeType::Map: {
-      document out;
-      for (const auto& kv : n) {
-        if (!kv.first.IsScalar()) return make_error("a frontmatter key is not a plain string");
-        std::string key = kv.first.Scalar();
-        if (find_field(out, key) != nullptr) return make_error("the frontmatter repeats the key `" + key + "`");
-        if (key.empty() || key[0] == '$' || key.find('.') != std::string::npos) {
-          return make_error("the frontmatter key `" + key + "` cannot be stored (empty, starts with '$' or holds '.')");
-        }
-        auto v = convert(kv.second, depth + 1);
-        if (!v) return std::move(v).error();
-        out.push_back({std::move(key), std::move(*v)});
-      }
-      return value(std::move(out));
+    value v = typed();
+    add(std::move(v), anchor, 1, 1, k_value_cost + s.size(),
+        anchor != YAML::NullAnchor ? std::optional<std::string>(s) : std::nullopt);
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(false, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    open(true, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  static constexpr std::uint64_t k_value_cost = sizeof(value) + sizeof(field);
+  struct anchored {
+    value v;
+    std::uint64_t values = 0, bytes = 0;  // what a copy holds
+    std::optional<std::string> text;       // a scalar's text (for an alias used as a key)
+  };
+  struct frame {
+    bool is_map = false;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    std::uint64_t values = 1;  // this collection and what it holds (for an alias's copy)
+    std::uint64_t bytes = k_value_cost;
+    array items;
+    document fields;
+    std::unordered_set<std::string> keys;
+    std::optional<std::string> key;
+  };
+
+  bool expects_key() const { return !stack_.empty() && stack_.back().is_map && !stack_.back().key; }
+
+  void count(std::uint64_t n) {
+    values_ += n;
+    if (values_ > k_max_frontmatter_values) {
+      throw call_error("the frontmatter holds more than " + std::to_string(k_max_frontmatter_values) +
+                           " values (aliases counted as the values they repeat); it cannot be stored",
+                       failure_kind::limit_exceeded);
     }
   }
-  return value();
-}
+
+  void key(const std::string& k) {
+    frame& f = stack_.back();
+    if (!f.keys.insert(k).second) throw call_error("the frontmatter repeats the key `" + k + "`");
+    if (k.empty() || k[0] == '$' || k.find('.') != std::string::npos) {
+      throw call_error("the frontmatter key `" + k + "` cannot be stored (empty, starts with '$' or holds '.')");
+    }
+    f.key = k;
+  }
+
+  void open(bool is_map, YAML::anchor_t anchor) {
+    if (expects_key()) throw call_error("a frontmatter key is not a plain string");
+    if (static_cast<int>(stack_.size()) >= k_max_depth) {
+      throw call_error("the frontmatter nests deeper than " + std::to_string(k_max_depth) + " levels",
+                       failure_kind::limit_exceeded);
+    }
+    budget_.charge(k_value_cost, "the frontmatter's YAML");
+    count(1);
+    frame f;
+    f.is_map = is_map;
+    f.anchor = anchor;
+    stack_.push_back(std::move(f));
+  }
+
+  void close() {
+    frame f = std::move(stack_.back());
+    stack_.pop_back();
+    value v = f.is_map ? value(std::move(f.fields)) : value(std::move(f.items));
+    if (stack_.empty()) root_is_map = f.is_map;
+    add(std::move(v), f.anchor, 0, f.values, f.bytes);
+  }
+
+  // Adds a finished value to the open collection (or makes it the root). `fresh`: values
+  // not counted yet; `size`: the values it holds, itself included.
+  void add(value v, YAML::anchor_t anchor, std::uint64_t fresh, std::uint64_t size, std::uint64_t bytes,
+           std::optional<std::string> text = std::nullopt) {
+    if (fresh > 0) count(fresh);
+    if (anchor != YAML::NullAnchor) {
+      budget_.charge(bytes, "the frontmatter's YAML (an anchor)");
+      anchors_[anchor] = {v, size, bytes, std::move(text)};
+    }
+    if (stack_.empty()) {
+      root = std::move(v);
+      return;
+    }
+    frame& f = stack_.back();
+    f.values += size;
+    f.bytes += bytes;
+    if (!f.is_map) {
+      f.items.push_back(std::move(v));
+      return;
+    }
+    if (!f.key) {  // a key that is not a scalar (null, or an alias of a collection)
+      if (!v.is_string()) throw call_error("a frontmatter key is not a plain string");
+      key(v.as_string());
+      return;
+    }
+    f.fields.push_back({std::move(*f.key), std::move(v)});
+    f.key.reset();
+  }
+
+  call_budget& budget_;
+  std::vector<frame> stack_;
+  std::uint64_t values_ = 0;
+  std::unordered_map<YAML::anchor_t, anchored> anchors_;
+};
 
 // Whether a string must be quoted to read back as the same string.
 bool needs_quotes(const std::string& s) {
@@ -253,17 +398,30 @@ status emit(std::string& out, const value& v, int indent, const std::string& key
 }  // namespace
 
 result<document> parse_frontmatter(std::string_view yaml) {
-  YAML::Node root;
+  if (yaml.size() > k_max_frontmatter_bytes) {
+    return make_error("the frontmatter is " + byte_size_text(yaml.size()) + ", more than the " +
+                          byte_size_text(k_max_frontmatter_bytes) + " a frontmatter may hold",
+                      failure_kind::limit_exceeded);
+  }
+  call_budget& budget = current_budget();
+  // What the parse holds while it runs: yaml-cpp's copy of the text and its tokens.
+  const budget_mark transient(budget);
+  OMGDB_CHECK(budget.try_charge(2 * yaml.size(), "the frontmatter's YAML"));
+  builder b(budget);
   try {
-    root = YAML::Load(std::string(yaml));
+    std::istringstream in{std::string(yaml)};
+    YAML::Parser parser(in);
+    parser.HandleNextDocument(b);
   } catch (const YAML::Exception& e) {
     return make_error("the frontmatter is not valid YAML: " + std::string(e.what()));
+  } catch (const call_error& e) {
+    return e.to_failure();
   }
-  if (root.IsNull()) return document{};
-  if (!root.IsMap()) return make_error("the frontmatter is not a YAML mapping (key: value lines)");
-  auto v = convert(root, 0);
-  if (!v) return std::move(v).error();
-  return std::move(v->as_document());
+  if (!b.root || b.root->is_null()) return document{};
+  if (!b.root_is_map || !b.root->is_document()) {
+    return make_error("the frontmatter is not a YAML mapping (key: value lines)");
+  }
+  return std::move(b.root->as_document());
 }
 
 result<std::string> emit_frontmatter(const document& doc) {
@@ -272,17 +430,26 @@ result<std::string> emit_frontmatter(const document& doc) {
   return out;
 }
 
+// One hash lookup per patch key (a frontmatter may hold many keys: no scan per key).
 void merge_patch(document& target, const document& patch) {
+  std::unordered_map<std::string, std::size_t> at;  // name -> index in target (first one)
+  at.reserve(target.size());
+  for (std::size_t i = 0; i < target.size(); ++i) at.emplace(target[i].name, i);
+  std::vector<bool> erased(target.size(), false);
+  bool any_erased = false;
+  auto append = [&](const std::string& name, value v) {
+    at.emplace(name, target.size());
+    target.push_back({name, std::move(v)});
+    erased.push_back(false);
+  };
   for (const field& p : patch) {
-    value* existing = find_field(target, p.name);
+    const auto it = at.find(p.name);
+    value* existing = it == at.end() ? nullptr : &target[it->second].val;
     if (p.val.is_null()) {
       if (existing) {
-        for (auto it = target.begin(); it != target.end(); ++it) {
-          if (it->name == p.name) {
-            target.erase(it);
-            break;
-          }
-        }
+        erased[it->second] = true;
+        any_erased = true;
+        at.erase(it);
       }
       continue;
     }
@@ -291,15 +458,22 @@ void merge_patch(document& target, const document& patch) {
         document fresh;
         merge_patch(fresh, p.val.as_document());  // nulls inside a new object are dropped
         if (existing) *existing = value(std::move(fresh));
-        else target.push_back({p.name, value(std::move(fresh))});
+        else append(p.name, value(std::move(fresh)));
       } else {
         merge_patch(existing->as_document(), p.val.as_document());
       }
       continue;
     }
     if (existing) *existing = p.val;
-    else target.push_back({p.name, p.val});
+    else append(p.name, p.val);
   }
+  if (!any_erased) return;
+  document kept;
+  kept.reserve(target.size());
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    if (!erased[i]) kept.push_back(std::move(target[i]));
+  }
+  target = std::move(kept);
 }
 
 }  // namespace omgdb::engine::markdown

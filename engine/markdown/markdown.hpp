@@ -51,8 +51,18 @@ struct frontmatter_block {
 };
 frontmatter_block find_frontmatter(std::string_view text);
 
+// The bounds of one Markdown parse (cmark-gfm), checked before it starts (docs/limits.md):
+// the text's size, and two costs that cmark-gfm 0.29 pays quadratically per paragraph —
+// the sum over paragraphs of (count of `[`)², and of (count of `<?` and `<![CDATA[`) × the
+// paragraph's bytes. The parse itself charges its memory to the call's budget and stops
+// when the call is cancelled (markdown_parse.cpp).
+inline constexpr std::size_t k_max_markdown_bytes = std::size_t{16} << 20;
+inline constexpr std::uint64_t k_max_bracket_work = std::uint64_t{1} << 27;
+inline constexpr std::uint64_t k_max_html_scan_work = std::uint64_t{1} << 26;
+status check_parse_bounds(std::string_view text);
+
 // The sections of `text` (the whole source, frontmatter included: it is skipped). Bounded:
-// at most k_max_sections, else an error.
+// at most k_max_sections, else an error; the bounds above; the call's budget and flag.
 inline constexpr std::size_t k_max_sections = 20000;
 result<std::vector<section>> parse_sections(std::string_view text);
 
@@ -63,9 +73,15 @@ std::string slugify(std::string_view title);
 std::string content_hash(std::string_view bytes);
 // Whether `text` holds a heading that would be a section (used to refuse section bodies
 // that would split the section).
-bool has_section_heading(std::string_view text);
+// Errors: the parse's bounds (check_parse_bounds), the call's budget and flag.
+result<bool> has_section_heading(std::string_view text);
 
 // --- frontmatter YAML (frontmatter.cpp) ---
+// Bounds (docs/limits.md): the YAML text, and the values it makes, aliases counted as the
+// values they repeat (an alias is a copy: "billion laughs" stops at this count). What the
+// parse builds is charged to the call's budget (common/call_budget.hpp) as it is built.
+inline constexpr std::size_t k_max_frontmatter_bytes = std::size_t{4} << 20;
+inline constexpr std::uint64_t k_max_frontmatter_values = 250000;
 // YAML 1.2 core schema: plain scalars become null / bool / int64 / double, YYYY-MM-DD and
 // ISO 8601 date-times become dates (UTC; a date alone is midnight UTC), quoted scalars and
 // anything else strings; mappings keep key order. The top level must be a mapping.
@@ -81,7 +97,10 @@ void merge_patch(document& target, const document& patch);
 
 // --- the stored document (markdown_doc.cpp) ---
 // The document for a Markdown file: `_id` first.
-result<document> build_document(const value& id, std::string text, std::string_view fallback_title);
+// `front`, when given, is the text's frontmatter already parsed (what patch_frontmatter made
+// and read back): it is not parsed again.
+result<document> build_document(const value& id, std::string text, std::string_view fallback_title,
+                                const std::optional<document>* front = nullptr);
 // Whether `doc` was imported as Markdown (it has `_markdown` and a string `text`).
 bool is_markdown(const document& doc);
 // The `_sections` value of `sections`, and back (for readers of stored documents).
@@ -95,8 +114,10 @@ result<std::vector<section>> sections_of(const document& doc);
 result<std::string> set_section(std::string_view text, std::string_view id, std::string_view body);
 // The text with its frontmatter merged with `patch` and the keys of `remove` deleted; the
 // bytes after the frontmatter are unchanged. An empty result removes the block.
+// `front_out`, when given, receives the new block's values (nullopt: no block).
 result<std::string> patch_frontmatter(std::string_view text, const document& patch,
-                                      const std::vector<std::string>& remove);
+                                      const std::vector<std::string>& remove,
+                                      std::optional<document>* front_out = nullptr);
 // Up to `n` ids of `sections` nearest to `id` (edit distance, then order).
 std::vector<std::string> nearest_ids(const std::vector<section>& sections, std::string_view id, std::size_t n);
 

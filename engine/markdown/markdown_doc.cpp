@@ -1,5 +1,6 @@
 // omgdb engine — the stored shape of a Markdown document and the two edits on its text.
 #include <algorithm>
+#include <unordered_set>
 
 #include "common/edit_distance.hpp"
 #include "engine/markdown/markdown.hpp"
@@ -93,12 +94,15 @@ bool is_markdown(const document& doc) {
   return m != nullptr && m->is_document() && t != nullptr && t->is_string();
 }
 
-result<document> build_document(const value& id, std::string text, std::string_view fallback_title) {
+result<document> build_document(const value& id, std::string text, std::string_view fallback_title,
+                                const std::optional<document>* known_front) {
   auto sections = parse_sections(text);
   if (!sections) return std::move(sections).error();
   const frontmatter_block fm = find_frontmatter(text);
   std::optional<document> front;
-  if (fm.present) {
+  if (known_front != nullptr && known_front->has_value() == fm.present) {
+    front = *known_front;
+  } else if (fm.present) {
     auto parsed = parse_frontmatter(std::string_view(text).substr(fm.yaml_start, fm.yaml_end - fm.yaml_start));
     if (!parsed) return std::move(parsed).error();
     front = std::move(*parsed);
@@ -139,7 +143,9 @@ result<std::string> set_section(std::string_view text, std::string_view id, std:
                           quoted_list(nearest_ids(*sections, id, 5)),
                       failure_kind::not_found);
   }
-  if (has_section_heading(body)) {
+  auto heading = has_section_heading(body);
+  if (!heading) return std::move(heading).error();
+  if (*heading) {
     return make_error("`text` holds a Markdown heading; a section body cannot hold headings (they would start "
                       "new sections): set each section on its own");
   }
@@ -151,6 +157,14 @@ result<std::string> set_section(std::string_view text, std::string_view id, std:
   next += body;
   if (follows && !body.empty() && body.back() != '\n') next += '\n';
   next += text.substr(it->body_end);
+  // A section edit never touches the frontmatter: a body that would open (or close) a block —
+  // a first line `---` up to a line `---` or `...` — is refused, whichever line closes it.
+  const frontmatter_block fm_before = find_frontmatter(text), fm_after = find_frontmatter(next);
+  if (fm_before.present != fm_after.present ||
+      (fm_before.present && text.substr(0, fm_before.end) != std::string_view(next).substr(0, fm_after.end))) {
+    return make_error("`text` would change the document's YAML frontmatter (a first line `---` up to a line `---` or "
+                      "`...` is frontmatter); change it with markdown_patch_frontmatter; nothing was written");
+  }
   auto after = parse_sections(next);
   if (!after) return std::move(after).error();
   if (ids_of(*after) != ids_of(*sections)) {
@@ -162,7 +176,7 @@ result<std::string> set_section(std::string_view text, std::string_view id, std:
 }
 
 result<std::string> patch_frontmatter(std::string_view text, const document& patch,
-                                      const std::vector<std::string>& remove) {
+                                      const std::vector<std::string>& remove, std::optional<document>* front_out) {
   const frontmatter_block fm = find_frontmatter(text);
   document front;
   if (fm.present) {
@@ -172,13 +186,20 @@ result<std::string> patch_frontmatter(std::string_view text, const document& pat
   }
   const document before = front;
   merge_patch(front, patch);
-  for (const auto& key : remove) {
-    front.erase(std::remove_if(front.begin(), front.end(), [&](const field& f) { return f.name == key; }),
+  if (!remove.empty()) {
+    const std::unordered_set<std::string> gone(remove.begin(), remove.end());
+    front.erase(std::remove_if(front.begin(), front.end(), [&](const field& f) { return gone.count(f.name) != 0; }),
                 front.end());
   }
-  if (fm.present && compare(front, before) == 0) return std::string(text);  // nothing changes
+  if (fm.present && compare(front, before) == 0) {  // nothing changes
+    if (front_out) *front_out = std::move(front);
+    return std::string(text);
+  }
   const std::string_view rest = text.substr(fm.present ? fm.end : 0);
-  if (front.empty()) return std::string(rest);
+  if (front.empty()) {
+    if (front_out) front_out->reset();
+    return std::string(rest);
+  }
   auto yaml = emit_frontmatter(front);
   if (!yaml) return std::move(yaml).error();
   std::string out = "---\n" + *yaml + "---\n";
@@ -189,6 +210,7 @@ result<std::string> patch_frontmatter(std::string_view text, const document& pat
     return make_error("the patched frontmatter would not read back as the same values; nothing was written",
                       failure_kind::internal);
   }
+  if (front_out) *front_out = std::move(*check);
   return out;
 }
 

@@ -81,52 +81,78 @@ failure not_markdown(std::string_view collection, const value& id) {
                     failure_kind::conflict);
 }
 
-// The document rebuilt from `text`, keeping the fields the import does not own.
-result<document> rebuilt(const document& old, std::string text) {
-  const value* id = find_field(old, "_id");
-  std::string fallback;
-  if (const value* t = find_field(old, "title"); t && t->is_string()) fallback = t->as_string();
-  auto fresh = build_document(id ? *id : value(), std::move(text), fallback);
-  if (!fresh) return std::move(fresh).error();
-  return merge_owned(old, std::move(*fresh));
+std::string title_of(const document& d) {
+  if (const value* t = find_field(d, "title"); t && t->is_string()) return t->as_string();
+  return {};
 }
 
 using edit_fn = std::function<result<std::string>(std::string_view text)>;
 
-result<edit_result> edit(store& s, std::string_view collection, const value& id, const edit_fn& change) {
-  write_session w(detail::store_access::of(s));
-  auto c = w.existing(collection);
-  if (!c) return std::move(c).error();
-  auto old = w.get(**c, id);
-  if (!old) return std::move(old).error();
-  if (!old->has_value()) {
-    return make_error("no document with _id " + to_json(id) + " in `" + std::string(collection) + "`",
-                      failure_kind::not_found);
-  }
-  const session_doc& doc = **old;
-  if (!is_markdown(doc.doc)) return not_markdown(collection, id);
-  const std::string& text = find_field(doc.doc, k_text_field)->as_string();
-  auto next = change(text);
-  if (!next) return std::move(next).error();
-  edit_result out;
-  if (*next == text) {
-    auto current = parse_sections(text);
-    if (!current) return std::move(current).error();
-    out.sections = std::move(*current);
+// An edit parses outside the store's writer: the document is read, the new text made and
+// parsed, its fields built, and only then is the write session opened (so no other writer
+// waits for a parse). The session writes only if the document still holds the text (and
+// title) that was parsed; if a concurrent write changed it, the edit starts over, at most
+// k_edit_attempts times.
+constexpr int k_edit_attempts = 3;
+
+// `front`, when given, is where `change` leaves the new text's frontmatter values (so they
+// are not parsed again).
+result<edit_result> edit(store& s, std::string_view collection, const value& id, const edit_fn& change,
+                         const std::optional<document>* front = nullptr) {
+  for (int attempt = 1;; ++attempt) {
+    auto read = s.get(collection, id);
+    if (!read) return std::move(read).error();
+    if (!read->has_value()) {
+      return make_error("no document with _id " + to_json(id) + " in `" + std::string(collection) + "`",
+                        failure_kind::not_found);
+    }
+    const document& seen = **read;
+    if (!is_markdown(seen)) return not_markdown(collection, id);
+    const std::string& text = find_field(seen, k_text_field)->as_string();
+    const std::string title = title_of(seen);
+    auto next = change(text);
+    if (!next) return std::move(next).error();
+    edit_result out;
+    if (*next == text) {
+      auto current = parse_sections(text);
+      if (!current) return std::move(current).error();
+      out.sections = std::move(*current);
+      return out;
+    }
+    const value* stored_id = find_field(seen, "_id");
+    auto fresh = build_document(stored_id ? *stored_id : id, std::move(*next), title, front);
+    if (!fresh) return std::move(fresh).error();
+    auto sections = sections_of(*fresh);
+    if (!sections) return std::move(sections).error();
+
+    write_session w(detail::store_access::of(s));
+    auto c = w.existing(collection);
+    if (!c) return std::move(c).error();
+    auto old = w.get(**c, id);
+    if (!old) return std::move(old).error();
+    if (!old->has_value()) {
+      return make_error("no document with _id " + to_json(id) + " in `" + std::string(collection) + "`",
+                        failure_kind::not_found);
+    }
+    const session_doc& doc = **old;
+    if (!is_markdown(doc.doc)) return not_markdown(collection, id);
+    if (find_field(doc.doc, k_text_field)->as_string() != text || title_of(doc.doc) != title) {
+      if (attempt < k_edit_attempts) continue;  // changed meanwhile: parse the new text
+      return make_error("document " + to_json(id) + " of `" + std::string(collection) + "` changed " +
+                            std::to_string(k_edit_attempts) + " times while this edit was being prepared; nothing "
+                            "was written: try again",
+                        failure_kind::conflict);
+    }
+    const document updated = merge_owned(doc.doc, std::move(*fresh));
+    auto written = w.overwrite(**c, doc, updated, "update");
+    if (!written) return std::move(written).error();
+    if (*written) {
+      if (auto st = w.commit(); !st) return std::move(st).error();
+    }
+    out.modified = *written;
+    out.sections = std::move(*sections);
     return out;
   }
-  auto updated = rebuilt(doc.doc, std::move(*next));
-  if (!updated) return std::move(updated).error();
-  auto sections = sections_of(*updated);
-  if (!sections) return std::move(sections).error();
-  auto written = w.overwrite(**c, doc, *updated, "update");
-  if (!written) return std::move(written).error();
-  if (*written) {
-    if (auto st = w.commit(); !st) return std::move(st).error();
-  }
-  out.modified = *written;
-  out.sections = std::move(*sections);
-  return out;
 }
 
 }  // namespace
@@ -250,7 +276,10 @@ result<edit_result> store_set_section(store& s, std::string_view collection, con
 
 result<edit_result> store_patch_frontmatter(store& s, std::string_view collection, const value& id,
                                             const document& patch, const std::vector<std::string>& remove) {
-  return edit(s, collection, id, [&](std::string_view text) { return patch_frontmatter(text, patch, remove); });
+  std::optional<document> front;
+  return edit(
+      s, collection, id, [&](std::string_view text) { return patch_frontmatter(text, patch, remove, &front); },
+      &front);
 }
 
 }  // namespace omgdb::engine::markdown

@@ -103,6 +103,21 @@ result<catch_up_report> manager::impl::catch_up(generation& g, const definition&
     g.rollback();
     return f;
   };
+  // A commit waits for the searches ranking on their own connections (run.cpp) at most the
+  // busy timeout the caller set; past it, the records since the last commit are rolled back
+  // and the search answers from the boundary it has (complete = false), not with an error.
+  std::uint64_t durable = rep.from;
+  auto commit = [&]() -> result<bool> {
+    if (auto c = g.commit(); !c) {
+      if (sqlite3_errcode(g.db()) != SQLITE_BUSY) return fail(c.error());
+      g.rollback();
+      rep.to = durable;
+      rep.complete = false;
+      return false;
+    }
+    durable = rep.to;
+    return true;
+  };
   for (; it->Valid(); it->Next()) {
     if (deadline && rep.records % 64 == 0 && rep.records > 0 && clock::now() >= *deadline) {
       rep.complete = false;
@@ -129,7 +144,8 @@ result<catch_up_report> manager::impl::catch_up(generation& g, const definition&
     rep.to = *seq;
     if (++in_txn >= commit_every) {
       if (auto st = g.set_state("appliedSeq", static_cast<std::int64_t>(rep.to)); !st) return fail(st.error());
-      OMGDB_CHECK(g.commit());
+      OMGDB_TRY(done, commit());
+      if (!done) return rep;
       if (s.fault) s.fault("search_catch_up");
       OMGDB_CHECK(g.begin());
       in_txn = 0;
@@ -137,7 +153,8 @@ result<catch_up_report> manager::impl::catch_up(generation& g, const definition&
   }
   if (!it->status().ok()) return fail(storage_error(s.path, "read", it->status()));
   if (auto st = g.set_state("appliedSeq", static_cast<std::int64_t>(rep.to)); !st) return fail(st.error());
-  OMGDB_CHECK(g.commit());
+  OMGDB_TRY(done, commit());
+  if (!done) return rep;
   if (rep.to < last) rep.complete = false;
   return rep;
 }
@@ -148,6 +165,9 @@ result<build_report> manager::impl::build(const definition& d, index_state& st, 
   st.rebuild = "running";
   st.progress_done = st.progress_total = 0;
   auto failed = [&](failure f) -> failure {
+    // Stopped by the call's deadline or cancellation (the progress handler below, or a poll):
+    // say so, whatever SQLite called it.
+    if (control.call().stop_requested()) f = make_error("cancelled", failure_kind::cancelled);
     st.rebuild = "failed";
     st.last_error = f.message;
     return f;
@@ -168,6 +188,11 @@ result<build_report> manager::impl::build(const definition& d, index_state& st, 
     auto created = generation::create(tmp, d);
     if (!created) return failed(created.error());
     auto& g = **created;
+    // Inserting, merging (optimize) and checking run inside SQLite steps: a progress handler
+    // stops them when the call is told to (its deadline, cancellation, SIGTERM).
+    sqlite3_progress_handler(
+        g.db(), 4000, [](void* b) { return static_cast<const call_budget*>(b)->stop_requested() ? 1 : 0; },
+        const_cast<call_budget*>(&control.call()));
     {
       snapshot_guard snap(s.db);
       auto ro = snap.read_options();

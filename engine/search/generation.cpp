@@ -208,6 +208,15 @@ result<std::unique_ptr<generation>> generation::open(const fs::path& file, bool*
   return g;
 }
 
+result<std::shared_ptr<sqlite3>> generation::reader(int busy_ms) const {
+  sqlite3* db = open_db(file_, SQLITE_OPEN_READONLY);
+  if (db == nullptr) return make_error("cannot open search generation `" + file_.string() + "`", failure_kind::io);
+  std::shared_ptr<sqlite3> out(db, [](sqlite3* d) { sqlite3_close_v2(d); });
+  OMGDB_CHECK(register_tokenizer(db));
+  sqlite3_busy_timeout(db, busy_ms < 1 ? 1 : busy_ms);
+  return out;
+}
+
 status generation::begin() {
   OMGDB_CHECK(exec("BEGIN IMMEDIATE"));
   in_txn_ = true;

@@ -98,6 +98,13 @@ class generation {
   // Leaves bulk mode: a rollback journal and normal syncing, so later catch-ups are atomic.
   status finish_build();
 
+  // A read-only connection to this file for one search's ranking (run.cpp), so that the
+  // ranking runs without the index's mutex: a long ranking does not make every other search
+  // of the index wait. Its reads are page-checked by the same VFS; it may outlive this handle
+  // (an unlinked file stays readable through it). Waits for a writer's commit at most
+  // `busy_ms`.
+  result<std::shared_ptr<sqlite3>> reader(int busy_ms) const;
+
   sqlite3* db() const noexcept { return db_; }
   const std::filesystem::path& file() const noexcept { return file_; }
   std::size_t columns() const noexcept { return columns_; }

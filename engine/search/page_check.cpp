@@ -67,7 +67,10 @@ bool whole_page(const checked_file* p, int amt, sqlite3_int64 off) {
 
 int x_close(sqlite3_file* f) { return real(f)->pMethods->xClose(real(f)); }
 
+thread_local const read_stop* t_read_stop = nullptr;
+
 int x_read(sqlite3_file* f, void* buf, int amt, sqlite3_int64 off) {
+  if (t_read_stop != nullptr && t_read_stop->stop(t_read_stop->ctx)) return SQLITE_IOERR_READ;
   checked_file* p = as(f);
   const int rc = p->real->pMethods->xRead(p->real, buf, amt, off);
   if (rc != SQLITE_OK || !p->main_db) return rc;
@@ -213,6 +216,8 @@ std::map<std::string, mark> g_marks;  // by path
 constexpr std::size_t k_max_marks = 4096;
 
 }  // namespace
+
+void set_read_stop(const read_stop* s) noexcept { t_read_stop = s; }
 
 const char* checked_vfs() {
   std::call_once(g_once, register_vfs);

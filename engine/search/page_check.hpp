@@ -44,6 +44,17 @@ struct page_report {
 };
 result<page_report> check_pages(const std::filesystem::path& file);
 
+// A stop check for the reads of this thread (a search's ranking, run.cpp): while one is
+// installed and says stop, every read fails with SQLITE_IOERR_READ (the file is not marked:
+// nothing is wrong with it). FTS5 merges the doclists of prefix terms inside one step, where
+// SQLite's progress handler is never called; the pages it reads are read here, so a broad
+// prefix query stops within a page read of its deadline. nullptr removes it.
+struct read_stop {
+  bool (*stop)(void* ctx) = nullptr;
+  void* ctx = nullptr;
+};
+void set_read_stop(const read_stop* s) noexcept;
+
 // The damage marks (by path and the file's device and inode, so a new file at the same path
 // is not refused). mark_damaged keeps the first reason; at most 4096 marks are kept.
 void mark_damaged(const std::filesystem::path& file, const std::string& why);

@@ -7,6 +7,7 @@
 #include "engine/query/expr.hpp"
 #include "engine/query/filter.hpp"
 #include "engine/search/index.hpp"
+#include "engine/search/page_check.hpp"
 #include "engine/search/query.hpp"
 
 namespace omgdb::engine::search {
@@ -63,15 +64,69 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+// The connection one search ranks on (generation::reader), without the index's mutex, with a
+// progress handler that stops FTS5 — whose ranking of a broad query (64 prefix terms over many
+// documents) runs inside one sqlite3_step — at the search's deadline (timeoutMs) or when the
+// call is told to stop (its deadline, cancellation, client gone), and the precise error.
+class ranking_db {
+ public:
+  ranking_db(std::shared_ptr<sqlite3> db, std::filesystem::path file, clock::time_point deadline,
+             const call_budget& call, std::uint64_t timeout_ms)
+      : db_(std::move(db)), file_(std::move(file)), deadline_(deadline), call_(call), timeout_ms_(timeout_ms) {
+    sqlite3_progress_handler(db_.get(), k_progress_steps, &ranking_db::progress, this);
+    stop_reads_.stop = [](void* self) { return progress(self) != 0; };
+    stop_reads_.ctx = this;
+    set_read_stop(&stop_reads_);
+  }
+  ~ranking_db() {
+    set_read_stop(nullptr);
+    sqlite3_progress_handler(db_.get(), 0, nullptr, nullptr);
+  }
+  ranking_db(const ranking_db&) = delete;
+  ranking_db& operator=(const ranking_db&) = delete;
+
+  sqlite3* db() const noexcept { return db_.get(); }
+  // The error of a failed step: the stop's reason when the handler interrupted it.
+  failure error(std::string_view what, std::uint64_t ranked = 0) const {
+    if (stopped_ == stop::cancelled) return make_error("cancelled", failure_kind::cancelled);
+    if (stopped_ == stop::deadline) {
+      return make_error("search: timeoutMs (" + std::to_string(timeout_ms_) + ") ran out while FTS5 was " +
+                            std::string(what) + (ranked ? " (" + std::to_string(ranked) + " read)" : std::string()) +
+                            "; use a narrower query (fewer or longer prefix terms) or filter, or a larger timeoutMs",
+                        failure_kind::limit_exceeded);
+    }
+    return sqlite_error(db_.get(), file_, what);
+  }
+
+ private:
+  // SQLite calls the handler every this many virtual-machine steps (about a microsecond each).
+  static constexpr int k_progress_steps = 4000;
+  enum class stop { none, deadline, cancelled };
+  static int progress(void* self) {
+    auto* r = static_cast<ranking_db*>(self);
+    if (r->call_.stop_requested()) r->stopped_ = stop::cancelled;
+    else if (clock::now() >= r->deadline_) r->stopped_ = stop::deadline;
+    return r->stopped_ != stop::none ? 1 : 0;
+  }
+
+  std::shared_ptr<sqlite3> db_;
+  std::filesystem::path file_;
+  clock::time_point deadline_;
+  const call_budget& call_;
+  std::uint64_t timeout_ms_;
+  stop stopped_ = stop::none;
+  read_stop stop_reads_;
+};
+
 // The lexical ranking: every candidate in rank order (best first) passing `keep`, until
 // `limit` are kept and the tie group of the last one is complete.
-static result<std::vector<candidate>> lexical(generation& g, const std::string& match, const search_request& req,
+static result<std::vector<candidate>> lexical(const ranking_db& g, const std::string& match, const search_request& req,
                                               bool cut_by_min_score, std::uint64_t limit, clock::time_point deadline,
                                               const std::function<result<bool>(const candidate&)>& keep) {
   stmt q, m;
   if (sqlite3_prepare_v2(g.db(), "SELECT rowid, rank FROM fts WHERE fts MATCH ?1 ORDER BY rank", -1, &q.st, nullptr) != SQLITE_OK ||
       sqlite3_prepare_v2(g.db(), "SELECT idkey, id FROM docmap WHERE rowid = ?1", -1, &m.st, nullptr) != SQLITE_OK) {
-    return sqlite_error(g.db(), g.file(), "preparing the search");
+    return g.error("preparing the search");
   }
   sqlite3_bind_text(q.st, 1, match.data(), static_cast<int>(match.size()), SQLITE_STATIC);
   std::vector<candidate> out;
@@ -92,14 +147,14 @@ static result<std::vector<candidate>> lexical(generation& g, const std::string& 
     }
     sqlite3_reset(m.st);
     sqlite3_bind_int64(m.st, 1, c.rowid);
-    if (sqlite3_step(m.st) != SQLITE_ROW) return sqlite_error(g.db(), g.file(), "reading a row");
+    if (sqlite3_step(m.st) != SQLITE_ROW) return g.error("reading a row");
     c.idkey.assign(static_cast<const char*>(sqlite3_column_blob(m.st, 0)), static_cast<std::size_t>(sqlite3_column_bytes(m.st, 0)));
     const std::string idbson(static_cast<const char*>(sqlite3_column_blob(m.st, 1)), static_cast<std::size_t>(sqlite3_column_bytes(m.st, 1)));
     bson_get_field(idbson, "_id", c.id);
     OMGDB_TRY(ok, keep(c));
     if (ok) out.push_back(std::move(c));
   }
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sqlite_error(g.db(), g.file(), "searching");
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return g.error("ranking the matches", seen);
   std::stable_sort(out.begin(), out.end(), [](const candidate& a, const candidate& b) {
     return a.score != b.score ? a.score > b.score : a.idkey < b.idkey;
   });
@@ -107,7 +162,7 @@ static result<std::vector<candidate>> lexical(generation& g, const std::string& 
   return out;
 }
 
-static status decorate(generation& g, const definition& d, const std::string& match, const candidate& c, bool highlight,
+static status decorate(const ranking_db& g, const definition& d, const std::string& match, const candidate& c, bool highlight,
                        bool explain, std::uint64_t rank, hit& h) {
   std::string sql = "SELECT ";
   for (std::size_t i = 0; i < d.fields.size(); ++i) {
@@ -115,11 +170,13 @@ static status decorate(generation& g, const definition& d, const std::string& ma
   }
   sql += " FROM fts WHERE fts MATCH ?1 AND rowid = ?2";
   stmt q;
-  if (sqlite3_prepare_v2(g.db(), sql.c_str(), -1, &q.st, nullptr) != SQLITE_OK) return sqlite_error(g.db(), g.file(), "highlighting");
+  if (sqlite3_prepare_v2(g.db(), sql.c_str(), -1, &q.st, nullptr) != SQLITE_OK) return g.error("highlighting");
   sqlite3_bind_text(q.st, 1, match.data(), static_cast<int>(match.size()), SQLITE_STATIC);
   sqlite3_bind_int64(q.st, 2, c.rowid);
   std::set<std::string> terms;
-  if (sqlite3_step(q.st) == SQLITE_ROW) {
+  const int rc = sqlite3_step(q.st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return g.error("highlighting");
+  if (rc == SQLITE_ROW) {
     for (std::size_t i = 0; i < d.fields.size(); ++i) {
       const auto* t = sqlite3_column_text(q.st, static_cast<int>(i));
       if (t == nullptr) continue;
@@ -159,7 +216,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
 
   impl_->clean_orphans_once();  // a search writes search files: its first one removes leftovers
   auto st = impl_->state(d);
-  std::lock_guard lock(st->mu);
+  std::unique_lock lock(st->mu);
   search_result out;
   out.mode = mode == search_mode::lexical ? "lexical" : mode == search_mode::semantic ? "semantic" : "hybrid";
   auto g = impl_->current_generation(d, *st);
@@ -181,6 +238,13 @@ result<search_result> manager::run(const search_request& req, const embed::model
                         ", the index is at version " + std::to_string(d.version) +
                         "; rebuild_search_index builds the current one (this one serves until then)");
   }
+  // A catch-up's commit waits for the rankings reading the file (each bounded by its own
+  // timeoutMs) at most half of what is left of this search's timeoutMs; past it the search
+  // answers from the boundary it has (build.cpp), keeping the other half for its ranking.
+  {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+    sqlite3_busy_timeout(gen.db(), static_cast<int>(std::clamp<std::int64_t>(ms / 2, 1, 30000)));
+  }
   OMGDB_TRY(up, impl_->catch_up(gen, d, deadline));
   out.searched_seq = up.to;
   out.last_seq = up.last_seq;
@@ -188,9 +252,17 @@ result<search_result> manager::run(const search_request& req, const embed::model
   if (up.needs_rebuild) {
     out.notes.push_back("the op-log no longer reaches back to this generation's boundary; run rebuild_search_index");
   } else if (!up.complete) {
-    out.notes.push_back("timeoutMs ran out while catching up: the results are as of op-log seq " + std::to_string(up.to) +
+    out.notes.push_back("timeoutMs ran out while catching up (or other searches kept the generation busy): the "
+                        "results are as of op-log seq " + std::to_string(up.to) +
                         ", " + std::to_string(up.last_seq - up.to) + " records behind");
   }
+
+  // The ranking runs on a connection of its own, without the index's mutex (the catch-up
+  // above was the part that needs it: it writes).
+  const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+  OMGDB_TRY(reader, gen.reader(static_cast<int>(std::clamp<std::int64_t>(left_ms, 1, 60000))));
+  const ranking_db rdb(std::move(reader), gen.file(), deadline, control.call(), req.timeout_ms);
+  lock.unlock();
 
   read_view rv(impl_->s);
   OMGDB_TRY(entry, rv.collection(req.collection, false));
@@ -206,7 +278,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
     }
   };
   const std::uint64_t depth = mode == search_mode::lexical ? req.limit : std::max<std::uint64_t>(req.limit * 4, 50);
-  OMGDB_TRY(lex, lexical(gen, pq.match, req, mode == search_mode::lexical, depth, deadline, keep));
+  OMGDB_TRY(lex, lexical(rdb, pq.match, req, mode == search_mode::lexical, depth, deadline, keep));
   if (mode == search_mode::lexical) {
     std::uint64_t rank = 0;
     for (const auto& c : lex) {
@@ -214,7 +286,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
       h.id = c.id;
       h.score = c.score;
       ++rank;
-      if (req.highlight || req.explain) OMGDB_CHECK(decorate(gen, d, pq.match, c, req.highlight, req.explain, rank, h));
+      if (req.highlight || req.explain) OMGDB_CHECK(decorate(rdb, d, pq.match, c, req.highlight, req.explain, rank, h));
       out.hits.push_back(std::move(h));
     }
     return out;
@@ -246,7 +318,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
     if (req.min_score && h.score < *req.min_score) break;
     const auto lc = by_key.find(fz.key);
     if ((req.highlight || req.explain) && lc != by_key.end()) {
-      OMGDB_CHECK(decorate(gen, d, pq.match, *lc->second, req.highlight, req.explain, fz.ranks[0].value_or(0), h));
+      OMGDB_CHECK(decorate(rdb, d, pq.match, *lc->second, req.highlight, req.explain, fz.ranks[0].value_or(0), h));
     }
     if (req.explain) {
       document e = h.explain.value_or(document{});

@@ -191,3 +191,17 @@ TEST_CASE("merge patch follows RFC 7386's examples") {
     CHECK_MESSAGE(to_json(target) == to_json(doc(e.result)), e.patch);
   }
 }
+
+TEST_CASE("sections of a text with lone CR line ends are placed on cmark's lines, inside the text") {
+  // cmark ends lines at "\n", "\r\n" and a lone "\r"; counting only "\n" put headings on the
+  // wrong line (past the text: an out-of-bounds read; found by fuzz/markdown_edit).
+  const std::string text = "intro\r# A\rbody a\r## B\rbody b\r";
+  auto s = parse_sections(text);
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+  REQUIRE(s->size() == 3);
+  CHECK((*s)[1].id == "a");
+  CHECK(text.substr((*s)[1].heading_start, (*s)[1].body_start - (*s)[1].heading_start) == "# A\r");
+  CHECK((*s)[2].id == "a/b");
+  CHECK(text.substr((*s)[2].heading_start, (*s)[2].body_end - (*s)[2].heading_start) == "## B\rbody b\r");
+  for (const auto& x : *s) CHECK(x.body_end <= text.size());
+}
