@@ -322,7 +322,19 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   // workers, so it is never stuck behind the session's own long call.
   // The share is the owner's: the session's, or over HTTP its token's (set_share_owner).
   const void* owner = share_owner_ ? share_owner_.get() : static_cast<const void*>(this);
-  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, t->quick ? nullptr : owner);
+  const std::function<void()> job = [self, call] { self->run_call(call); };
+  auto& pool = server_.pool();
+  bool queued = pool.try_submit(job, t->quick ? nullptr : owner);
+  // stdio: the reader waits for room (the client's pipe holds it back) instead of failing.
+  while (!queued && wait_for_room_ && !server_.stopping() && pool.accepting()) {
+    if (pool.wait_for_room_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(100))) {
+      queued = pool.try_submit(job, t->quick ? nullptr : owner);
+    }
+  }
+  if (!queued && server_.stopping()) {
+    finish_call(call, std::string());
+    return fail("the server is shutting down; `" + name + "` was not started. Retry once it is back");
+  }
   if (!queued) {
     finish_call(call, std::string());
     fail("server busy: " + std::to_string(server_.pool().max_queue()) +
@@ -341,6 +353,8 @@ const bj::string* warm_key(const tool& t, const bj::object& args) {
   return it != args.end() && it->value().is_string() ? &it->value().get_string() : nullptr;
 }
 }  // namespace
+
+bool session::queue_full() const { return server_.pool().queued() >= server_.pool().max_queue(); }
 
 bool session::may_run_inline(const tool& t, const bj::object& args) {
   if (!run_quick_inline_ || !t.quick || !server_.pool().idle()) return false;
