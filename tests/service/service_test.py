@@ -266,6 +266,7 @@ class ServiceTest(unittest.TestCase):
                        {'name': 'import_jsonl', 'arguments': {'path': 'app.omgdb', 'collection': 'c', 'file': '/etc/passwd'}})
         self.assertTrue(body['result']['isError'], body)
         self.assertIn('outside the store roots', body['result']['content'][0]['text'])
+        self.assertEqual(body['result']['_meta']['error'], {'kind': 'permission_denied', 'retryable': False})
         st, _, metrics = get(port, '/metrics', WRITE_TOKEN)
         self.assertRegex(metrics.decode(), r'omgdb_store_bytes\{root="%s",store="app.omgdb"\} [1-9]' % re.escape(root))
 
@@ -286,6 +287,9 @@ class ServiceTest(unittest.TestCase):
         text = body.decode()
         self.assertIn('omgdb_tool_calls_total{tool="find"} 1', text)
         self.assertIn('omgdb_tool_errors_total{tool="find"} 1', text)
+        # By kind too (docs/errors.md): the store does not exist.
+        self.assertIn('omgdb_tool_errors_by_kind_total{kind="not_found"} 1', text)
+        self.assertIn('omgdb_tool_errors_by_kind_total{kind="permission_denied"} 0', text)
         self.assertIn('omgdb_tool_call_duration_seconds_count{tool="find"} 1', text)
         self.assertIn('omgdb_http_sessions 1', text)
         self.assertIn('omgdb_worker_queue_depth 0', text)
