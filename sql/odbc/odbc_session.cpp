@@ -274,13 +274,9 @@ status odbc_session::exec(const odbc_stmt& stmt, std::string_view sql, const dea
   std::string msg = stmt_message(stmt, &state);
   if (state.rfind("08", 0) == 0) broken_ = true;
   if (dl.expired() || (cancelled && *cancelled)) return make_error(dl.stop_message(), dl.stop_kind());
-  // The kind from the SQLSTATE class (ODBC's, as the drivers report them).
-  failure_kind kind = failure_kind::invalid_argument;
-  if (state.rfind("08", 0) == 0) kind = failure_kind::unavailable;
-  else if (state.rfind("23", 0) == 0) kind = failure_kind::conflict;
-  else if (state == "42S02" || state == "42S12" || state == "42S22") kind = failure_kind::not_found;
-  else if (state == "40001" || state == "HYT00") kind = failure_kind::busy;
-  return make_error(msg, kind);
+  // The kind from the SQLSTATE the driver reports (a driver that says only HY000, such as
+  // SQLite's, leaves it invalid_argument).
+  return make_error(msg, state == "HYT00" ? failure_kind::busy : sqlstate_kind(state));
 }
 
 std::string odbc_session::stmt_message(const odbc_stmt& stmt, std::string* sqlstate) const {
