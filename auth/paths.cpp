@@ -46,7 +46,7 @@ result<std::string> confine_path(std::string_view requested, const std::vector<f
   fs::path asked{std::string(requested)};
   for (const auto& part : asked) {
     if (part == "..") {
-      return make_error(noun + " `" + std::string(requested) + "` must not contain `..`" + live + list_of(roots));
+      return make_error(noun + " `" + std::string(requested) + "` must not contain `..`" + live + list_of(roots), failure_kind::permission_denied);
     }
   }
   fs::path candidate = asked.is_absolute() ? asked : roots.front() / asked;
@@ -56,7 +56,7 @@ result<std::string> confine_path(std::string_view requested, const std::vector<f
   }
   return make_error(noun + " `" + std::string(requested) + "` is outside the store roots" +
                     (real != candidate.lexically_normal() ? " (after following symlinks)" : std::string()) + live +
-                    list_of(roots) + " (a relative path is taken from " + roots.front().string() + ")");
+                    list_of(roots) + " (a relative path is taken from " + roots.front().string() + ")", failure_kind::permission_denied);
 }
 
 void path_policy::replace(std::vector<fs::path> roots) {

@@ -11,7 +11,10 @@
 namespace omgdb {
 
 // What kind of failure it is, so that a caller can map it (an HTTP status, an exit code,
-// "retry later") without reading the text.
+// "retry later") without reading the text. Every tool error carries it to the client
+// (mcp/structured.hpp: `_meta.error.kind`, and `structuredContent.error.kind` from 2025-06-18);
+// docs/errors.md is the table of kinds. New kinds go at the end: `omgdb call`'s exit status
+// is 3 + the enumerator's index.
 enum class failure_kind {
   invalid_argument,  // the request is wrong; repeating it fails again (the default)
   not_found,         // it names something that does not exist
@@ -23,13 +26,25 @@ enum class failure_kind {
   corrupt,           // stored data is damaged
   io,                // the operating system or storage refused
   internal,          // a bug: an exception or an impossible state
+  permission_denied, // the caller may not do it: a scope, a path outside the roots, a read-only connection
 };
 
 // "invalid_argument", "not_found", … (the enumerator's name).
 constexpr const char* to_string(failure_kind k) noexcept {
-  constexpr const char* names[] = {"invalid_argument", "not_found", "conflict", "busy",    "cancelled",
-                                   "limit_exceeded",   "unavailable", "corrupt", "io",     "internal"};
+  constexpr const char* names[] = {"invalid_argument", "not_found",   "conflict", "busy", "cancelled",
+                                   "limit_exceeded",   "unavailable", "corrupt",  "io",   "internal",
+                                   "permission_denied"};
   return names[static_cast<int>(k)];
+}
+
+// Whether the same request may succeed if sent again unchanged, later: `busy` (concurrent
+// work or a lock), `cancelled` (stopped by a shutdown or a signal, not by its own content),
+// `unavailable` (a connection, an approver or the server itself is not there now) and `io`
+// (the operating system or the disk refused, e.g. a full disk). The others fail the same way
+// again until the request or the data changes.
+constexpr bool retryable(failure_kind k) noexcept {
+  return k == failure_kind::busy || k == failure_kind::cancelled || k == failure_kind::unavailable ||
+         k == failure_kind::io;
 }
 
 // A failure a user can read and act on. `message` is complete prose without the "Error: "

@@ -80,13 +80,13 @@ result<settings> resolve(const std::optional<std::filesystem::path>& explicit_fi
   if (explicit_file) {
     std::error_code ec;
     if (!std::filesystem::exists(*explicit_file, ec)) {
-      return make_error(explicit_file->string() + ": no such config file (given with --config)");
+      return make_error(explicit_file->string() + ": no such config file (given with --config)", failure_kind::not_found);
     }
     return load_file(*explicit_file);
   }
   if (const char* named = env(getenv, "OMGDB_CONFIG"); named && *named) {
     std::error_code ec;
-    if (!std::filesystem::exists(named, ec)) return make_error(std::string(named) + ": no such config file (named by OMGDB_CONFIG)");
+    if (!std::filesystem::exists(named, ec)) return make_error(std::string(named) + ": no such config file (named by OMGDB_CONFIG)", failure_kind::not_found);
     return load_file(named);
   }
   if (auto found = find_config_file(getenv)) return load_file(*found);

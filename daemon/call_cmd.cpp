@@ -71,6 +71,18 @@ struct answer {
   std::optional<failure_kind> kind;  // set when the call ran on a worker and failed
 };
 
+// The failure kind a tool error carries (`_meta.error.kind`, mcp/structured.hpp), by name.
+std::optional<failure_kind> kind_of(const bj::object& result) {
+  const auto* meta = result.if_contains("_meta");
+  const auto* error = meta && meta->is_object() ? meta->get_object().if_contains("error") : nullptr;
+  const auto* kind = error && error->is_object() ? error->get_object().if_contains("kind") : nullptr;
+  if (!kind || !kind->is_string()) return std::nullopt;
+  for (int k = 0; k <= static_cast<int>(failure_kind::permission_denied); ++k) {
+    if (kind->get_string() == to_string(static_cast<failure_kind>(k))) return static_cast<failure_kind>(k);
+  }
+  return std::nullopt;
+}
+
 int print_result(const call_args& a, const std::string& response, std::optional<failure_kind> kind) {
   auto msg = json::parse_strict(response);
   if (!msg || !msg->is_object()) return usage("the session's answer is not JSON: " + response);
@@ -99,9 +111,11 @@ int print_result(const call_args& a, const std::string& response, std::optional<
   }
   std::cout.flush();
   if (!is_error) return 0;
-  // Refused before it ran (an unknown tool, a scope above the ceiling, arguments that do not
-  // match the schema): the session's own checks, all invalid_argument.
-  return call_exit_status(kind.value_or(failure_kind::invalid_argument));
+  // The kind the error carries, whether the call ran or was refused before it ran (an
+  // unknown tool: not_found; a scope above the ceiling: permission_denied; arguments that do
+  // not match the schema: invalid_argument); never read from the message.
+  if (auto carried = kind_of(r)) return call_exit_status(*carried);
+  return call_exit_status(kind.value_or(failure_kind::internal));
 }
 
 int run_call(const call_args& a) {

@@ -50,7 +50,7 @@ class admin_poller {
   }
   status decide(std::string_view id, bool approve) {
     auto sockets = sql::admin_sockets(sql::admin_socket_dir());
-    if (sockets.empty()) return make_error("no omgdb server is listening for approvals");
+    if (sockets.empty()) return make_error("no omgdb server is listening for approvals", failure_kind::unavailable);
     std::string last_error = "no pending approval `" + std::string(id) + "`";
     for (const auto& sock : sockets) {
       auto r = sql::admin_request(sock, bj::object{{"op", approve ? "approve" : "reject"}, {"id", id}});

@@ -18,7 +18,7 @@ result<auth::token_set> tokens_of(const config::settings& s) {
   for (const auto& t : s.http.tokens) set.add({t.name, t.hash, t.scope});
   if (const char* value = std::getenv(token_env); value && *value) {
     if (auto ok = auth::check_token_text(value); !ok) {
-      return make_error(std::string(token_env) + " is not usable: " + ok.error().message);
+      return make_error(std::string(token_env) + " is not usable: " + ok.error().message, ok.error().kind);
     }
     // "$…" cannot be a config token's name, so sessions of the two never mix.
     set.add({std::string("$") + token_env, auth::sha256(value), auth::scope::dangerous});

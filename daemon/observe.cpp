@@ -28,6 +28,9 @@ std::map<std::string, tool_stats, std::less<>>& stats() {
   return s;
 }
 
+// Tool errors by failure kind (common/result.hpp), indexed by the enumerator.
+std::array<std::uint64_t, static_cast<std::size_t>(failure_kind::permission_denied) + 1> errors_by_kind{};
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -44,6 +47,7 @@ void record_call(const mcp::call_event& e) {
   tool_stats& t = it->second;
   ++t.calls;
   if (e.is_error) ++t.errors;
+  if (e.is_error && e.result) ++errors_by_kind[static_cast<std::size_t>(e.result->kind)];
   if (e.cancelled) ++t.cancelled;
   t.seconds += secs;
   for (std::size_t i = 0; i < bounds.size(); ++i) {
@@ -119,7 +123,14 @@ std::string tool_metrics_text() {
     hist += "omgdb_tool_call_duration_seconds_sum{" + label + "} " + number(t.seconds) + "\n";
     hist += "omgdb_tool_call_duration_seconds_count{" + label + "} " + std::to_string(t.calls) + "\n";
   }
-  return out + errors + hist;
+  std::string kinds =
+      "# HELP omgdb_tool_errors_by_kind_total Tool calls answered with isError, by failure kind (docs/errors.md).\n"
+      "# TYPE omgdb_tool_errors_by_kind_total counter\n";
+  for (std::size_t k = 0; k < errors_by_kind.size(); ++k) {
+    kinds += std::string("omgdb_tool_errors_by_kind_total{kind=\"") + to_string(static_cast<failure_kind>(k)) + "\"} " +
+             std::to_string(errors_by_kind[k]) + "\n";
+  }
+  return out + errors + kinds + hist;
 }
 
 namespace {

@@ -36,9 +36,10 @@ std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
 }
 
 std::vector<mcp::tool> standalone_catalogue() {
-  // The registry is never used: every handler is replaced before anything can call it.
-  auto tools = build_catalogue(std::make_shared<live_settings>(config::settings{}),
-                               std::make_shared<engine::store_registry>());
+  // What a server with connections lists, SQL tools included (seed 003: "the same eight
+  // tools with the same input/output schemas and annotations"). Nothing is ever used: every
+  // handler is replaced before anything can call it.
+  auto tools = tools::listing_catalogue(tools::tool_env{std::make_shared<engine::store_registry>(), nullptr, nullptr});
   for (auto& t : tools) {
     t.handler = [name = t.name](const boost::json::object&, mcp::call_context&) {
       return mcp::tool_result::failure(

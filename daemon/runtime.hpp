@@ -51,8 +51,9 @@ std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
                                        std::shared_ptr<engine::store_registry> stores,
                                        std::shared_ptr<sql::service> sql = nullptr);
 
-// The same catalogue (names, schemas, annotations, scopes) whose every call answers an
-// "unavailable" error without touching a store, a database or the network.
+// The catalogue of a server with SQL connections (names, schemas, annotations, scopes: the
+// document tools and seed 003's eight SQL tools) whose every call answers an "unavailable"
+// error without touching a store, a database or the network.
 std::vector<mcp::tool> standalone_catalogue();
 
 }  // namespace omgdb::daemon

@@ -14,16 +14,6 @@ namespace omgdb::mcp {
 namespace bj = boost::json;
 
 namespace {
-
-bj::value text_result(const tool_result& r) {
-  bj::array content;
-  for (const auto& t : r.texts) content.push_back(bj::object{{"type", "text"}, {"text", t}});
-  return bj::object{{"content", std::move(content)}, {"isError", r.is_error}};
-}
-
-}  // namespace
-
-namespace {
 // Sets the call's flag, recording `why` unless an earlier reason was recorded.
 template <class Call>
 void cancel_call(Call& c, cancel_reason why) {
@@ -266,22 +256,24 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
     return reply_error(id, -32602, "missing tool name");
   }
   std::string name(nit->value().get_string());
-  auto fail = [&](const std::string& message) {
-    bj::value r = text_result(tool_result::failure(message));
-    if (style.result.modern) r.get_object()["resultType"] = "complete";
-    reply_result(id, std::move(r));
+  // A refusal before the call runs: the same envelope (and kind) as a failed call's.
+  auto fail = [&](const std::string& message, failure_kind kind = failure_kind::invalid_argument) {
+    send(message_kind::response,
+         call_result_envelope(id, tool_result::failure(message, kind), result_shape::text, style.result),
+         json::serialize(id));
   };
   const tool* t = server_.find(name);
   if (!t && style.result.modern) return reply_error(id, -32602, "Unknown tool: " + name);
-  if (!t) return fail("unknown tool `" + name + "`");
+  if (!t) return fail("unknown tool `" + name + "`", failure_kind::not_found);
   if (!auth::allows(ceiling_, t->required_scope)) {
     return fail("tool `" + name + "` requires `" + std::string(auth::to_string(t->required_scope)) +
-                "` scope but this server runs with `" + std::string(auth::to_string(ceiling_)) +
-                "` scope");
+                    "` scope but this server runs with `" + std::string(auth::to_string(ceiling_)) + "` scope",
+                failure_kind::permission_denied);
   }
   if (!violation.empty()) return fail("invalid JSON in the request: " + violation);
   if (server_.stopping()) {
-    return fail("the server is shutting down; `" + name + "` was not started. Retry once it is back");
+    return fail("the server is shutting down; `" + name + "` was not started. Retry once it is back",
+                failure_kind::unavailable);
   }
   auto call = std::make_shared<call_state>();
   if (auto ait = params.find("arguments"); ait != params.end() && !ait->value().is_null()) {
@@ -312,7 +304,8 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   }
   if (!admitted) {
     return fail("session busy: this session already has " + std::to_string(limit) +
-                " tool calls in flight; wait for one to finish or cancel one, then retry");
+                    " tool calls in flight; wait for one to finish or cancel one, then retry",
+                failure_kind::busy);
   }
   // A quick tool runs here only while the pool is idle: a busy worker may hold what the tool
   // needs (a store being opened), and a queued call should not be overtaken indefinitely.
@@ -322,11 +315,25 @@ void session::on_tools_call(const bj::value& id, const bj::object& params,
   // workers, so it is never stuck behind the session's own long call.
   // The share is the owner's: the session's, or over HTTP its token's (set_share_owner).
   const void* owner = share_owner_ ? share_owner_.get() : static_cast<const void*>(this);
-  bool queued = server_.pool().try_submit([self, call] { self->run_call(call); }, t->quick ? nullptr : owner);
+  const std::function<void()> job = [self, call] { self->run_call(call); };
+  auto& pool = server_.pool();
+  bool queued = pool.try_submit(job, t->quick ? nullptr : owner);
+  // stdio: the reader waits for room (the client's pipe holds it back) instead of failing.
+  while (!queued && wait_for_room_ && !server_.stopping() && pool.accepting()) {
+    if (pool.wait_for_room_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(100))) {
+      queued = pool.try_submit(job, t->quick ? nullptr : owner);
+    }
+  }
+  if (!queued && server_.stopping()) {
+    finish_call(call, std::string());
+    return fail("the server is shutting down; `" + name + "` was not started. Retry once it is back",
+                failure_kind::unavailable);
+  }
   if (!queued) {
     finish_call(call, std::string());
     fail("server busy: " + std::to_string(server_.pool().max_queue()) +
-         " tool calls are already waiting; retry shortly");
+             " tool calls are already waiting; retry shortly",
+         failure_kind::busy);
   }
 }
 
@@ -341,6 +348,8 @@ const bj::string* warm_key(const tool& t, const bj::object& args) {
   return it != args.end() && it->value().is_string() ? &it->value().get_string() : nullptr;
 }
 }  // namespace
+
+bool session::queue_full() const { return server_.pool().queued() >= server_.pool().max_queue(); }
 
 bool session::may_run_inline(const tool& t, const bj::object& args) {
   if (!run_quick_inline_ || !t.quick || !server_.pool().idle()) return false;
@@ -431,11 +440,14 @@ void session::run_call(const std::shared_ptr<call_state>& call, bool inline_run)
     budget_scope installed(&budget);
     r = call->target->handler(call->args, ctx);
   } catch (const std::bad_alloc&) {
-    r = tool_result::failure("out of memory while running `" + call->target->name + "`");
+    r = tool_result::failure("out of memory while running `" + call->target->name + "`", failure_kind::internal);
+  } catch (const call_error& e) {
+    r = tool_result::failure(e.to_failure());  // a bound or a cancellation raised past the tool layer
   } catch (const std::exception& e) {
-    r = tool_result::failure(std::string("internal error in `") + call->target->name + "`: " + e.what());
+    r = tool_result::failure(std::string("internal error in `") + call->target->name + "`: " + e.what(),
+                             failure_kind::internal);
   } catch (...) {
-    r = tool_result::failure("internal error in `" + call->target->name + "`");
+    r = tool_result::failure("internal error in `" + call->target->name + "`", failure_kind::internal);
   }
   // Every exception was caught above: the deadline is disarmed on every path, before the call
   // counts as finished.

@@ -122,6 +122,14 @@ class session : public std::enable_shared_from_this<session> {
   // worker pool while the pool is idle: saves two thread hops per call for a transport whose
   // own thread can afford it.
   void set_run_quick_inline(bool on) noexcept { run_quick_inline_ = on; }
+  // A full worker queue makes the thread handing the message over wait for room instead of
+  // answering "server busy": for a transport with flow control of its own (stdio: while the
+  // reader waits, the client's pipe fills and holds the client back). Without it (HTTP,
+  // where sessions compete) a full queue refuses the call.
+  void set_wait_for_room(bool on) noexcept { wait_for_room_ = on; }
+  // True when a tools/call handed over now would find the queue full (the transport may
+  // flush what it holds before handing it over and waiting).
+  bool queue_full() const;
   // How logs and metrics name this session (set by the transport before the first message).
   void set_label(std::string label) { label_ = std::move(label); }
   // How people are shown this session (the console, approvals, SQL history): the label, then
@@ -177,6 +185,7 @@ class session : public std::enable_shared_from_this<session> {
   std::atomic<int> log_level_;
   std::string label_ = "-";
   bool run_quick_inline_ = false;
+  bool wait_for_room_ = false;
   std::shared_ptr<const auth::path_policy> paths_;
   std::shared_ptr<const void> share_owner_;  // null: this session
 

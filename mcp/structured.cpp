@@ -15,9 +15,32 @@ std::optional<bj::value> parse_block(std::string_view text) {
   return std::move(p->value);
 }
 
+// What a failed call's structuredContent holds: {"error": {"kind", "retryable"}}.
+bj::object error_schema() {
+  bj::array kinds;
+  for (int k = 0; k <= static_cast<int>(failure_kind::permission_denied); ++k) {
+    kinds.push_back(bj::string(to_string(static_cast<failure_kind>(k))));
+  }
+  return bj::object{{"type", "object"},
+                    {"properties", bj::object{{"kind", bj::object{{"type", "string"}, {"enum", std::move(kinds)}}},
+                                              {"retryable", bj::object{{"type", "boolean"}}}}},
+                    {"required", bj::array{"kind", "retryable"}}};
+}
+
+// A successful result holds `key`; a failed one (isError) holds `error` instead. Clients such
+// as the TypeScript SDK validate structuredContent against the outputSchema even on isError.
 bj::object wrapped(std::string_view key, bj::object inner) {
-  return bj::object{{"type", "object"}, {"properties", bj::object{{key, std::move(inner)}}},
-                    {"required", bj::array{key}}};
+  return bj::object{{"type", "object"},
+                    {"properties", bj::object{{key, std::move(inner)}, {"error", error_schema()}}},
+                    {"anyOf", bj::array{bj::object{{"required", bj::array{key}}},
+                                        bj::object{{"required", bj::array{"error"}}}}}};
+}
+
+// {"kind":"not_found","retryable":false}, as written into the envelope.
+void append_error(std::string& out, failure_kind kind) {
+  out += R"({"error":{"kind":")";
+  out += to_string(kind);
+  out += retryable(kind) ? R"(","retryable":true}})" : R"(","retryable":false}})";
 }
 
 std::optional<bj::value> ndjson_content(const tool_result& r) {
@@ -125,6 +148,7 @@ std::string call_result_envelope(const bj::value& id, const tool_result& r, resu
                                  result_style style) {
   std::optional<bj::value> structured;
   if (style.structured) structured = structured_content(r, shape);
+  const bool error_structured = style.structured && r.is_error;
   std::size_t size = 128;
   for (const auto& t : r.texts) size += t.size() + t.size() / 8 + 32;
   if (structured) size *= 2;
@@ -146,9 +170,17 @@ std::string call_result_envelope(const bj::value& id, const tool_result& r, resu
     out += R"("structuredContent":)";
     json::append(out, *structured);
     out.push_back(',');
+  } else if (error_structured) {
+    out += R"("structuredContent":)";
+    append_error(out, r.kind);
+    out.push_back(',');
   }
   out += r.is_error ? R"("isError":true)" : R"("isError":false)";
   if (style.modern) out += R"(,"resultType":"complete")";
+  if (r.is_error) {
+    out += R"(,"_meta":)";
+    append_error(out, r.kind);
+  }
   out += "}}";
   return out;
 }

@@ -14,8 +14,12 @@
 // plus, in every shape, the members of tool_result::structured_extra (a "continuation" of a
 // paged or cut result, a "truncated" of a cut one; a cut result whose block no longer parses
 // gets its shape's required member empty beside them).
-// Notes in later text blocks that are not JSON objects stay text only. A failed call
-// (isError) has no structuredContent; neither has a block that does not parse as its shape.
+// Notes in later text blocks that are not JSON objects stay text only; a block that does not
+// parse as its shape gives no structuredContent.
+//
+// A failed call (isError) says its failure kind (common/result.hpp, docs/errors.md) as
+// {"error":{"kind":"not_found","retryable":false}}: in `_meta` in every era, and as its
+// structuredContent from 2025-06-18 on (the wrapped shapes' outputSchemas accept it).
 #pragma once
 
 #include <optional>
@@ -49,8 +53,8 @@ struct result_style {
 };
 
 // {"jsonrpc":"2.0","id":id,"result":{"content":[text blocks],["structuredContent":…,]
-// "isError":…[,"resultType":"complete"]}}, serialized; with the default style byte for byte
-// what the legacy revisions have always been sent.
+// "isError":…[,"resultType":"complete"][,"_meta":{"error":…}]}}, serialized (`_meta` on
+// errors only).
 std::string call_result_envelope(const boost::json::value& id, const tool_result& r, result_shape shape,
                                  result_style style);
 

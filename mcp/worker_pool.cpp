@@ -24,6 +24,7 @@ worker_pool::~worker_pool() {
     stopping_ = true;
   }
   cv_.notify_all();
+  room_cv_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
@@ -47,6 +48,16 @@ std::size_t worker_pool::running() const {
   std::lock_guard lock(mu_);
   std::size_t all = unfinished_.load(std::memory_order_acquire);
   return all > jobs_.size() ? all - jobs_.size() : 0;
+}
+
+bool worker_pool::wait_for_room_until(std::chrono::steady_clock::time_point until) const {
+  std::unique_lock lock(mu_);
+  return room_cv_.wait_until(lock, until, [this] { return stopping_ || jobs_.size() < max_queue_; }) && !stopping_;
+}
+
+bool worker_pool::accepting() const {
+  std::lock_guard lock(mu_);
+  return !stopping_;
 }
 
 std::size_t worker_pool::queued() const {
@@ -78,6 +89,7 @@ void worker_pool::run() {
       jobs_.erase(pick);
       if (job.owner != nullptr) ++running_[job.owner];
     }
+    room_cv_.notify_all();  // a transport may wait for room (stdio's flow control)
     job.run();
     job.run = nullptr;  // what the job holds goes before the pool counts it finished
     bool had_owner = job.owner != nullptr;

@@ -34,6 +34,10 @@ class worker_pool {
   // `owner` (null: none, never limited) names whose share the job counts against.
   bool try_submit(std::function<void()> job, const void* owner = nullptr);
   std::size_t queued() const;
+  // Blocks until the queue has room for one more job (or the pool is stopping), at most until
+  // `until`; true when it has room. Another thread may take the room first: try_submit again.
+  bool wait_for_room_until(std::chrono::steady_clock::time_point until) const;
+  bool accepting() const;  // not stopping
   // No job queued or running (a snapshot: another thread may submit the next moment).
   bool idle() const noexcept { return unfinished_.load(std::memory_order_acquire) == 0; }
   // Blocks until no job is queued or running, or until `until`; true when idle.
@@ -56,6 +60,7 @@ class worker_pool {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   mutable std::condition_variable idle_cv_;  // notified when unfinished_ reaches 0
+  mutable std::condition_variable room_cv_;  // notified when a job leaves the queue
   std::deque<job_entry> jobs_;
   std::map<const void*, std::size_t> running_;  // owner → jobs running now (owners with none absent)
   std::vector<std::thread> threads_;

@@ -24,6 +24,7 @@ if [ "${OMGDB_DEPS_BUILD_ONLY:-}" != "1" ]; then
   packages+=(
     postgresql mariadb-server mariadb-client
     nodejs npm python3 openssl
+    systemd
     chromium
   )
 fi

@@ -101,29 +101,29 @@ std::vector<fs::path> admin_sockets(const fs::path& dir) {
 
 result<bj::object> admin_request(const fs::path& socket, const bj::object& request) {
   int fd = connect_to(socket);
-  if (fd < 0) return make_error("cannot reach " + socket.string() + ": " + std::strerror(errno));
+  if (fd < 0) return make_error("cannot reach " + socket.string() + ": " + std::strerror(errno), failure_kind::unavailable);
   std::string buf;
   std::optional<std::string> line;
   if (admin_send_line(fd, request)) line = read_line(fd, buf, 5000);
   ::close(fd);
-  if (!line) return make_error("no answer from " + socket.string());
+  if (!line) return make_error("no answer from " + socket.string(), failure_kind::unavailable);
   auto v = json::parse_strict(*line);
-  if (!v || !v->is_object()) return make_error("unreadable answer from " + socket.string());
+  if (!v || !v->is_object()) return make_error("unreadable answer from " + socket.string(), failure_kind::unavailable);
   return std::move(v->get_object());
 }
 
 status admin_watch(const fs::path& socket, const std::function<bool(const bj::object&)>& on_update) {
   int fd = connect_to(socket);
-  if (fd < 0) return make_error("cannot reach " + socket.string() + ": " + std::strerror(errno));
+  if (fd < 0) return make_error("cannot reach " + socket.string() + ": " + std::strerror(errno), failure_kind::unavailable);
   std::string buf;
   status result_status;
-  if (!admin_send_line(fd, bj::object{{"op", "watch"}})) result_status = make_error("cannot send to " + socket.string());
+  if (!admin_send_line(fd, bj::object{{"op", "watch"}})) result_status = make_error("cannot send to " + socket.string(), failure_kind::unavailable);
   while (result_status) {
     auto line = read_line(fd, buf, -1);
     if (!line) break;
     auto v = json::parse_strict(*line);
     if (!v || !v->is_object()) {
-      result_status = make_error("unreadable answer from " + socket.string());
+      result_status = make_error("unreadable answer from " + socket.string(), failure_kind::unavailable);
       break;
     }
     if (!on_update(v->get_object())) break;

@@ -33,17 +33,17 @@ void approval_queue::bump() {
 
 result<std::string> approval_queue::submit(approval_request r) {
   auto id = auth::random_hex_id();
-  if (!id) return make_error("cannot create an approval id: " + id.error().message);
+  if (!id) return make_error("cannot create an approval id: " + id.error().message, id.error().kind);
   std::string short_id = id->substr(0, 12);
   std::lock_guard lock(mu_);
-  if (stopping_) return make_error("the server is stopping; no new approvals are accepted");
+  if (stopping_) return make_error("the server is stopping; no new approvals are accepted", failure_kind::unavailable);
   std::size_t waiting = 0;
   for (const auto& [k, e] : entries_) waiting += e.st == state::pending ? 1 : 0;
   if (waiting >= max_pending_) {
     return make_error(std::to_string(max_pending_) +
                       " approvals are already waiting for a person (the limit, so that waiting calls never "
                       "hold every worker); decide them with `omgdb approvals list` / `approve ID` / `reject ID`, "
-                      "or retry later");
+                      "or retry later", failure_kind::busy);
   }
   entry e;
   e.req = std::move(r);
@@ -90,14 +90,14 @@ status approval_queue::decide(std::string_view id, bool approve) {
   auto it = entries_.find(std::string(id));
   if (it == entries_.end()) {
     return make_error("no pending approval `" + std::string(id) +
-                      "`: it was already decided, expired, was cancelled, or never existed");
+                      "`: it was already decided, expired, was cancelled, or never existed", failure_kind::not_found);
   }
   if (it->second.st != state::pending) {
     return make_error("approval `" + std::string(id) + "` was already " +
-                      (it->second.st == state::approved ? "approved" : "rejected") + "; a decision counts once");
+                      (it->second.st == state::approved ? "approved" : "rejected") + "; a decision counts once", failure_kind::conflict);
   }
   if (clock::now() >= it->second.expires) {
-    return make_error("approval `" + std::string(id) + "` has expired; nothing ran");
+    return make_error("approval `" + std::string(id) + "` has expired; nothing ran", failure_kind::not_found);
   }
   it->second.st = approve ? state::approved : state::rejected;
   bump();

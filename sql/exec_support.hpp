@@ -42,6 +42,11 @@ class deadline {
   // of 30000 ms and was stopped; …". `committed_note` replaces the tail when a caller knows
   // better (e.g. a write whose outcome is unknown).
   std::string stop_message(std::string_view committed_note = "nothing was committed") const;
+  // The kind of that stop: `cancelled` (the call's flag: the client, its deadline, a
+  // shutdown; the tool layer says which) or `limit_exceeded` (the statement timeout).
+  failure_kind stop_kind() const noexcept {
+    return cancelled() ? failure_kind::cancelled : failure_kind::limit_exceeded;
+  }
 
  private:
   std::chrono::steady_clock::time_point start_;
@@ -49,6 +54,22 @@ class deadline {
   std::chrono::milliseconds timeout_;
   const std::atomic<bool>* cancelled_;
 };
+
+// The kind of a database error from its SQLSTATE (the standard's classes, which PostgreSQL,
+// MariaDB and the ODBC drivers share): 42S02/42P01 (no such table) not_found, 23 (integrity)
+// conflict, 40 (serialization, deadlock) busy, 42501/28 (privilege, authorization)
+// permission_denied, 08 (connection) unavailable, 57014 cancelled, else invalid_argument.
+inline failure_kind sqlstate_kind(std::string_view state) noexcept {
+  if (state == "42S02" || state == "42P01" || state == "42S22" || state == "3F000") return failure_kind::not_found;
+  if (state == "42501" || state == "25006") return failure_kind::permission_denied;
+  if (state == "57014") return failure_kind::cancelled;
+  const std::string_view cls = state.substr(0, state.size() < 2 ? state.size() : 2);
+  if (cls == "23") return failure_kind::conflict;
+  if (cls == "40") return failure_kind::busy;
+  if (cls == "28") return failure_kind::permission_denied;
+  if (cls == "08") return failure_kind::unavailable;
+  return failure_kind::invalid_argument;
+}
 
 // Integers within ±2^53 as JSON numbers, others as decimal strings (JSON readers use doubles).
 boost::json::value exact_int(std::int64_t v);

@@ -76,7 +76,10 @@ class pool {
           ++open_;
           break;
         }
-        if (dl.expired()) return make_error("no database session became free in time: " + dl.stop_message());
+        if (dl.expired()) {
+          return make_error("no database session became free in time: " + dl.stop_message(),
+                            dl.cancelled() ? failure_kind::cancelled : failure_kind::busy);
+        }
         freed_.wait_for(lock, std::chrono::milliseconds(50));
       }
     }

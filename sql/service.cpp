@@ -37,12 +37,12 @@ service::~service() {
 }
 
 status service::open_admin_channel(const std::filesystem::path& dir) {
-  if (!options_.approvals_enabled) return make_error("approvals are disabled in the config");
+  if (!options_.approvals_enabled) return make_error("approvals are disabled in the config", failure_kind::unavailable);
   auto srv = admin_server::start(dir, approvals_);
   std::lock_guard lock(mu_);
   if (!srv) {
     admin_error_ = srv.error().message;
-    return make_error(admin_error_);
+    return make_error(admin_error_, failure_kind::unavailable);
   }
   admin_ = std::move(*srv);
   admin_error_.clear();
@@ -86,7 +86,7 @@ result<service::target> service::resolve(std::string_view name, bool may_write) 
   const std::string wanted = name.empty() ? active : std::string(name);
   if (wanted.empty()) {
     return make_error("no active SQL connection: a person chooses one with `omgdb sql use NAME`, or pass "
-                      "`connection`");
+                      "`connection`", failure_kind::unavailable);
   }
   for (const auto& c : *all) {
     if (c.name != wanted || c.access == mcp_access::off) continue;
@@ -97,7 +97,7 @@ result<service::target> service::resolve(std::string_view name, bool may_write) 
     return t;
   }
   std::string what = name.empty() ? "the active connection `" + wanted + "`" : "connection `" + wanted + "`";
-  return make_error(what + " is not available to MCP (it is unknown, or its mcp_access is \"off\")");
+  return make_error(what + " is not available to MCP (it is unknown, or its mcp_access is \"off\")", failure_kind::unavailable);
 }
 
 namespace {

@@ -29,6 +29,20 @@ std::string outcome_message(approval_outcome o, std::string_view id, std::chrono
   return "nothing ran";
 }
 
+// The kind of an approval that did not end in `approved`.
+static failure_kind outcome_kind(approval_outcome o) {
+  switch (o) {
+    case approval_outcome::rejected: return failure_kind::permission_denied;  // a person said no
+    case approval_outcome::expired: return failure_kind::unavailable;         // nobody was there to decide
+    case approval_outcome::cancelled:
+    case approval_outcome::client_gone: return failure_kind::cancelled;
+    case approval_outcome::connection_switched: return failure_kind::conflict;
+    case approval_outcome::shutdown: return failure_kind::unavailable;
+    case approval_outcome::approved: break;
+  }
+  return failure_kind::internal;
+}
+
 std::string service::no_approver_message(std::string_view what) const {
   std::string why;
   {
@@ -72,12 +86,12 @@ result<bj::object> service::explain(std::string_view name, std::string_view sql,
   auto verdict = options_.classify(sql, c.dialect);
   if (verdict.kind == verdict::refused) {
     record(c, who, start, "refused", sql, verdict.keyword, verdict.reason);
-    return make_error("refused: " + verdict.reason);
+    return make_error("refused: " + verdict.reason, failure_kind::permission_denied);
   }
   bool writes = verdict.kind == verdict::write;
   if (writes && t->access != mcp_access::read_write) {
     record(c, who, start, "refused", sql, verdict.keyword, verdict.reason);
-    return make_error("refused: connection `" + c.name + "` is read-only for this session, and " + verdict.reason);
+    return make_error("refused: connection `" + c.name + "` is read-only for this session, and " + verdict.reason, failure_kind::permission_denied);
   }
   if (verdict.keyword == "EXPLAIN" || verdict.keyword == "ANALYZE" || verdict.keyword == "DESCRIBE" ||
       verdict.keyword == "DESC") {
@@ -111,7 +125,7 @@ result<bj::object> service::propose_edit(std::string_view name, std::string_view
   const auto& c = *t->conn;
   if (!approver_reachable()) {
     record(c, who, start, "no-approver", sql);
-    return make_error(no_approver_message("proposeSqlEdit"));
+    return make_error(no_approver_message("proposeSqlEdit"), failure_kind::unavailable);
   }
   approval_request req;
   req.kind = approval_kind::edit;
@@ -149,11 +163,11 @@ result<bj::object> service::propose_edit(std::string_view name, std::string_view
       out["message"] = "a person rejected the proposal; the worksheet is unchanged";
       return out;
     }
-    return make_error(outcome_message(outcome, id, approvals_.timeout()));
+    return make_error(outcome_message(outcome, id, approvals_.timeout()), outcome_kind(outcome));
   }
   if (auto s = sheets_.set_sheet(c.name, sql); !s) {
     record(c, who, start, "error", sql, {}, s.error().message);
-    return make_error("the proposal was approved but could not be applied: " + s.error().message);
+    return make_error("the proposal was approved but could not be applied: " + s.error().message, s.error().kind);
   }
   record(c, who, start, "applied", sql);
   out["approved"] = true;
@@ -171,7 +185,7 @@ result<std::string> service::execute(std::string_view name, std::string_view sql
   auto verdict = options_.classify(sql, c.dialect);
   if (verdict.kind == verdict::refused) {
     record(c, who, start, "refused", sql, verdict.keyword, verdict.reason);
-    return make_error("refused: " + verdict.reason + ". Nothing ran");
+    return make_error("refused: " + verdict.reason + ". Nothing ran", failure_kind::permission_denied);
   }
   const bool writes = verdict.kind == verdict::write;
   if (writes && t->access != mcp_access::read_write) {
@@ -180,14 +194,14 @@ result<std::string> service::execute(std::string_view name, std::string_view sql
                           : "its mcp_access is \"read-only\"";
     record(c, who, start, "refused", sql, verdict.keyword, verdict.reason);
     return make_error("refused: connection `" + c.name + "` allows only read-only statements (" + why + "), and " +
-                      verdict.reason + ". Nothing ran");
+                      verdict.reason + ". Nothing ran", failure_kind::permission_denied);
   }
   // A person, unless `approve = "writes"` and the statement is read-only.
   std::string approval = "not required (approve = \"writes\", read-only statement)";
   if (writes || c.approve == config::approve_mode::all) {
     if (!approver_reachable()) {
       record(c, who, start, "no-approver", sql, verdict.keyword);
-      return make_error(no_approver_message("executeSql"));
+      return make_error(no_approver_message("executeSql"), failure_kind::unavailable);
     }
     approval_request req;
     req.kind = approval_kind::execute;
@@ -206,13 +220,13 @@ result<std::string> service::execute(std::string_view name, std::string_view sql
     }
     if (asked->first != approval_outcome::approved) {
       record(c, who, start, std::string(to_string(asked->first)), sql, verdict.keyword);
-      return make_error(outcome_message(asked->first, asked->second, approvals_.timeout()));
+      return make_error(outcome_message(asked->first, asked->second, approvals_.timeout()), outcome_kind(asked->first));
     }
     approval = asked->second;
   }
   if (who.cancelled && who.cancelled->load()) {
     record(c, who, start, "cancelled", sql, verdict.keyword);
-    return make_error("the request was cancelled before the statement started; nothing ran");
+    return make_error("the request was cancelled before the statement started; nothing ran", failure_kind::cancelled);
   }
   auto a = adapter_for(c);
   if (!a) {

@@ -22,7 +22,7 @@ namespace {
 status make_private_dirs(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return make_error("cannot create " + dir.string() + ": " + ec.message());
+  if (ec) return make_error("cannot create " + dir.string() + ": " + ec.message(), failure_kind::io);
   ::chmod(dir.c_str(), 0700);
   return {};
 }
@@ -61,19 +61,19 @@ status write_private_file(const fs::path& file, std::string_view text) {
   fs::path tmp = file;
   tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++counter);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return make_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  if (fd < 0) return make_error("cannot write " + tmp.string() + ": " + std::strerror(errno), failure_kind::io);
   if (!fd_io::write_all(fd, text)) {
     std::string why = std::strerror(errno);
     ::close(fd);
     ::unlink(tmp.c_str());
-    return make_error("cannot write " + tmp.string() + ": " + why);
+    return make_error("cannot write " + tmp.string() + ": " + why, failure_kind::io);
   }
   ::fchmod(fd, 0600);
   ::close(fd);
   if (::rename(tmp.c_str(), file.c_str()) != 0) {
     std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());
-    return make_error("cannot replace " + file.string() + ": " + why);
+    return make_error("cannot replace " + file.string() + ": " + why, failure_kind::io);
   }
   return {};
 }
@@ -82,10 +82,10 @@ result<std::optional<std::string>> read_small_file(const fs::path& file, std::si
   std::error_code ec;
   if (!fs::exists(file, ec)) return std::optional<std::string>();
   auto size = fs::file_size(file, ec);
-  if (ec) return make_error("cannot read " + file.string() + ": " + ec.message());
-  if (size > max_bytes) return make_error(file.string() + " is larger than " + std::to_string(max_bytes) + " bytes");
+  if (ec) return make_error("cannot read " + file.string() + ": " + ec.message(), failure_kind::io);
+  if (size > max_bytes) return make_error(file.string() + " is larger than " + std::to_string(max_bytes) + " bytes", failure_kind::limit_exceeded);
   std::ifstream in(file, std::ios::binary);
-  if (!in) return make_error("cannot read " + file.string());
+  if (!in) return make_error("cannot read " + file.string(), failure_kind::io);
   std::stringstream buf;
   buf << in.rdbuf();
   return std::optional<std::string>(buf.str());
@@ -109,7 +109,7 @@ std::string worksheet_store::sheet(std::string_view name) const {
 
 status worksheet_store::set_sheet(std::string_view name, std::string_view text) {
   if (text.size() > max_worksheet_bytes) {
-    return make_error("a worksheet holds at most " + std::to_string(max_worksheet_bytes) + " bytes");
+    return make_error("a worksheet holds at most " + std::to_string(max_worksheet_bytes) + " bytes", failure_kind::limit_exceeded);
   }
   return write_private_file(dir_ / "worksheets" / (std::string(name) + ".sql"), text);
 }
@@ -129,7 +129,7 @@ status worksheet_store::set_latest_error(std::string_view name, const boost::jso
 status worksheet_store::clear_latest_error(std::string_view name) {
   std::error_code ec;
   fs::remove(dir_ / "errors" / (std::string(name) + ".json"), ec);
-  if (ec) return make_error("cannot clear the latest error of `" + std::string(name) + "`: " + ec.message());
+  if (ec) return make_error("cannot clear the latest error of `" + std::string(name) + "`: " + ec.message(), failure_kind::io);
   return {};
 }
 

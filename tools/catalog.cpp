@@ -33,6 +33,12 @@ std::vector<mcp::tool> catalogue(const tool_env& env) {
   return out;
 }
 
+std::vector<mcp::tool> listing_catalogue(const tool_env& env) {
+  std::vector<mcp::tool> out;
+  for (const tool_def* d : catalogue_defs()) out.push_back(d->make(env));
+  return out;
+}
+
 std::vector<mcp::tool> document_tools(std::shared_ptr<engine::store_registry> stores) {
   return catalogue(tool_env{std::move(stores), nullptr});
 }

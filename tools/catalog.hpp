@@ -38,6 +38,11 @@ const std::vector<const tool_def*>& catalogue_defs();
 // connection and opens no store.
 std::vector<mcp::tool> catalogue(const tool_env& env);
 
+// Every definition, the SQL tools included whatever `env.sql` holds: what a server with
+// connections lists (seed 003's standalone mode lists "the same eight tools"). For listing
+// only: the caller replaces the handlers (daemon/runtime.cpp, standalone_catalogue).
+std::vector<mcp::tool> listing_catalogue(const tool_env& env);
+
 // The two halves of it.
 std::vector<mcp::tool> document_tools(std::shared_ptr<engine::store_registry> stores);
 std::vector<mcp::tool> sql_tools(std::shared_ptr<sql::service> service);

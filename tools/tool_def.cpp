@@ -57,7 +57,7 @@ status elements(const bj::value& v, std::vector<T>& out, std::string_view name, 
   out.reserve(items.size());
   for (std::size_t i = 0; i < items.size(); ++i) {
     auto e = one(items[i]);
-    if (!e) return make_error(quoted(name) + ", element " + std::to_string(i) + ": " + e.error().message);
+    if (!e) return make_error(quoted(name) + ", element " + std::to_string(i) + ": " + e.error().message, e.error().kind);
     out.push_back(std::move(*e));
   }
   return {};
@@ -98,14 +98,14 @@ status decode(const bj::value& v, bool& out, std::string_view, const spec&) {
 
 status decode(const bj::value& v, engine::document& out, std::string_view name, const spec&) {
   auto d = engine::document_from_json(v);
-  if (!d) return make_error(quoted(name) + ": " + d.error().message);
+  if (!d) return make_error(quoted(name) + ": " + d.error().message, d.error().kind);
   out = std::move(*d);
   return {};
 }
 
 status decode(const bj::value& v, engine::value& out, std::string_view name, const spec&) {
   auto d = engine::from_json(v);
-  if (!d) return make_error(quoted(name) + ": " + d.error().message);
+  if (!d) return make_error(quoted(name) + ": " + d.error().message, d.error().kind);
   if (d->is_array()) return make_error(quoted(name) + " must not be an array (an `_id` is never an array)");
   out = std::move(*d);
   return {};
@@ -149,8 +149,8 @@ void arg_list::declare(std::string_view name, mcp::param_type t, const spec& s, 
   schema_->push_back(mcp::param{std::string(name), t, required, described(s, t)});
 }
 
-void arg_list::fail(std::string message, std::string_view note) {
-  if (error_) error_ = make_error(std::move(message) + std::string(note));
+void arg_list::fail(std::string message, std::string_view note, failure_kind kind) {
+  if (error_) error_ = make_error(std::move(message) + std::string(note), kind);
 }
 
 status arg_list::confine(std::string& member, auth::path_role role) {
@@ -167,7 +167,10 @@ void arg_list::store(store_ref& member) {
   std::string path;
   field("path", path, path_spec, true);
   if (schema_ || !error_) return;
-  if (auto st = confine(path, auth::path_role::store); !st) return fail(std::move(st).error().message, {});
+  if (auto st = confine(path, auth::path_role::store); !st) {
+    auto f = std::move(st).error();
+    return fail(std::move(f.message), {}, f.kind);
+  }
   pending_store_ = &member;
   pending_path_ = std::move(path);
 }
@@ -198,7 +201,8 @@ void arg_list::file(std::string_view name, std::string& member, const spec& s) {
   if (schema_ || !error_) return;
   if (auto st = confine(member, auth::path_role::file); !st) {
     confinement_failed_ = true;
-    fail(std::move(st).error().message, {});
+    auto f = std::move(st).error();
+    fail(std::move(f.message), {}, f.kind);
   }
 }
 
@@ -286,7 +290,9 @@ void show_given_paths(mcp::tool_result& r, const mcp::call_context& ctx, const a
 }
 
 // The error of a call whose cancellation flag was set, saying why; `f` is what the engine
-// reported ("cancelled", or "cancelled" with what was committed and where to resume).
+// reported (kind `cancelled`: "cancelled", or "cancelled" with what was committed and where to
+// resume). Past the deadline the kind is `limit_exceeded` (a declared bound, --call-timeout);
+// stopped by the client, its going away or a shutdown it is `cancelled`.
 failure cancelled_failure(std::string_view name, const mcp::call_context& ctx, const failure& f) {
   std::string detail;
   if (f.message != "cancelled") detail = " (" + f.message + ")";
@@ -298,11 +304,11 @@ failure cancelled_failure(std::string_view name, const mcp::call_context& ctx, c
                             "an index, or page with a limit" + detail,
                         failure_kind::limit_exceeded);
     case mcp::cancel_reason::client_gone:
-      return make_error(tool + " stopped: the client went away" + detail, failure_kind::unavailable);
+      return make_error(tool + " stopped: the client went away" + detail, failure_kind::cancelled);
     case mcp::cancel_reason::shutdown:
-      return make_error(tool + " stopped: the server is shutting down" + detail, failure_kind::unavailable);
+      return make_error(tool + " stopped: the server is shutting down" + detail, failure_kind::cancelled);
     default:
-      return make_error(tool + " was cancelled by the client" + detail, failure_kind::unavailable);
+      return make_error(tool + " was cancelled by the client" + detail, failure_kind::cancelled);
   }
 }
 
@@ -315,7 +321,7 @@ mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::ob
   try {
     arg_list list(args, c);
     auto r = body(list, c);
-    if (!r && ctx.is_cancelled() && r.error().message.find("cancelled") != std::string::npos) {
+    if (!r && ctx.is_cancelled() && r.error().kind == failure_kind::cancelled) {
       auto out = mcp::tool_result::failure(cancelled_failure(name, ctx, r.error()));
       show_given_paths(out, ctx, &list, env);
       return out;
@@ -335,6 +341,14 @@ mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::ob
     return std::move(*r);
   } catch (const std::bad_alloc&) {
     return mcp::tool_result::failure("out of memory while running `" + std::string(name) + "`", failure_kind::internal);
+  } catch (const call_error& e) {
+    // A bound or a cancellation raised outside the engine's own conversion: its kind holds.
+    const failure f = e.to_failure();
+    auto out = mcp::tool_result::failure(ctx.is_cancelled() && f.kind == failure_kind::cancelled
+                                             ? cancelled_failure(name, ctx, f)
+                                             : f);
+    show_given_paths(out, ctx, nullptr, env);
+    return out;
   } catch (const std::exception& e) {
     auto out = mcp::tool_result::failure("internal error in `" + std::string(name) + "`: " + e.what(),
                                          failure_kind::internal);

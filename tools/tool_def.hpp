@@ -159,7 +159,7 @@ class arg_list {
     if (auto st = decode(*v, member, name, s); !st) fail(std::move(st).error().message, s.refused_note);
   }
   void declare(std::string_view name, mcp::param_type t, const spec& s, bool required);
-  void fail(std::string message, std::string_view note);
+  void fail(std::string message, std::string_view note, failure_kind kind = failure_kind::invalid_argument);
   status confine(std::string& member, auth::path_role role);
 
   std::vector<mcp::param>* schema_ = nullptr;

@@ -163,7 +163,7 @@ void site::sweep() {
 result<std::string> site::mint_login() {
   sweep();
   auto bytes = auth::random_bytes(32);
-  if (!bytes) return make_error("cannot create a console login link: " + bytes.error().message);
+  if (!bytes) return make_error("cannot create a console login link: " + bytes.error().message, bytes.error().kind);
   std::string key = auth::to_hex(*bytes);
   while (links_.size() >= std::max<std::size_t>(1, settings_.max_links)) {
     auto oldest = std::min_element(links_.begin(), links_.end(),

@@ -120,6 +120,9 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
   // Quick tools (get) run on the reader thread: no hop to a worker and back, and the replies to
   // the lines of one read(2) leave in one write(2) (the writer is held while they are read).
   session_->set_run_quick_inline(true);
+  // Flow control: while the worker queue is full the reader waits for room (and reads no more
+  // stdin, so the pipe holds a pipelining client back) instead of answering "server busy".
+  session_->set_wait_for_room(true);
 
   // A blocking reader thread works for pipes, terminals and regular files alike (epoll
   // refuses regular files). It dispatches each complete line itself: handle_text parses and
@@ -138,6 +141,10 @@ stdio_link::stdio_link(asio::io_context& ioc, mcp::server& srv, auth::scope ceil
         [&](std::string& line) {
           ++line_no;
           if (stopping->load()) return;
+          if (holding && sess->queue_full()) {
+            writer->release();  // the answers held so far leave while the reader waits for room
+            holding = false;
+          }
           if (!holding) writer->hold();
           holding = true;
           sess->handle_text(line, line_no);

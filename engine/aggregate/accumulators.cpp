@@ -184,12 +184,12 @@ result<accumulator> compile_accumulator(const value& spec, const std::string& wh
       return make_error(quoted(where) + ": " + quoted(a.op) + " is a unary operator; it takes one expression, not an array");
     }
     auto e = ctx.compile(f.val);
-    if (!e) return make_error(quoted(where) + ": " + e.error().message);
+    if (!e) return make_error(quoted(where) + ": " + e.error().message, e.error().kind);
     a.input = std::move(*e);
     return a;
   }
   auto n = compile_n_accumulator(a, f.val, ctx);
-  if (!n) return make_error(quoted(where) + ": " + n.error().message);
+  if (!n) return make_error(quoted(where) + ": " + n.error().message, n.error().kind);
   if (!*n) return make_error(quoted(where) + ": unknown accumulator " + quoted(a.op));
   return a;
 }

@@ -62,7 +62,7 @@ std::string quoted(std::string_view s) { return "`" + std::string(s) + "`"; }
 
 result<stage_list> compile_pipeline(const array& spec, const compile_ctx& ctx) {
   if (ctx.depth > ctx.max_depth) {
-    return make_error("sub-pipelines nest deeper than " + std::to_string(ctx.max_depth) + " levels");
+    return make_error("sub-pipelines nest deeper than " + std::to_string(ctx.max_depth) + " levels", failure_kind::limit_exceeded);
   }
   if (spec.size() > k_max_pipeline_stages) {
     return make_error("the pipeline has " + std::to_string(spec.size()) + " stages; a pipeline (or sub-pipeline) may have at most " +
@@ -90,7 +90,7 @@ result<stage_list> compile_pipeline(const array& spec, const compile_ctx& ctx) {
                         (near.empty() ? "" : " (did you mean " + quoted(near) + "?)"));
     }
     auto compiled = entry->compile(f.val, ctx);
-    if (!compiled) return make_error(where + " (" + quoted(f.name) + "): " + compiled.error().message);
+    if (!compiled) return make_error(where + " (" + quoted(f.name) + "): " + compiled.error().message, compiled.error().kind);
     out.push_back(std::move(*compiled));
   }
   // $sort immediately followed by $limit keeps only the top k.

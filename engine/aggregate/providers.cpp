@@ -109,7 +109,7 @@ class store_equality_source final : public collection_provider::equality_source 
     if (!r || !*r) return r;
     for (const std::string& b : bytes_) {
       auto d = from_bson(b);
-      if (!d) return make_error("reading `" + collection_ + "`: " + d.error().message);
+      if (!d) return make_error("reading `" + collection_ + "`: " + d.error().message, d.error().kind);
       out.push_back(std::move(*d));
     }
     if (stats_ != nullptr) stats_->documents.fetch_add(bytes_.size(), std::memory_order_relaxed);

@@ -37,7 +37,7 @@ result<stage_ptr> compile_match(const value& spec, const compile_ctx& ctx) {
     if (f.name == "$where") return make_error("`$where` is not supported: omgdb runs no JavaScript");
     if (f.name == "$expr") {
       auto e = ctx.compile(f.val);
-      if (!e) return make_error("`$expr`: " + e.error().message);
+      if (!e) return make_error("`$expr`: " + e.error().message, e.error().kind);
       s->exprs.push_back(std::move(*e));
     } else {
       rest.push_back(f);

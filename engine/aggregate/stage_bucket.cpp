@@ -146,7 +146,7 @@ result<expression> group_by_of(const document& d, const compile_ctx& ctx) {
   const bool op = g->is_document() && !g->as_document().empty() && g->as_document().front().name[0] == '$';
   if (!path && !op) return make_error("`groupBy` must be a field path (\"$field\") or an operator expression");
   auto e = ctx.compile(*g);
-  if (!e) return make_error("`groupBy`: " + e.error().message);
+  if (!e) return make_error("`groupBy`: " + e.error().message, e.error().kind);
   return e;
 }
 

@@ -159,7 +159,7 @@ result<stage_ptr> compile_fill(const value& spec, const compile_ctx& ctx) {
   }
   if (!add_fields.empty()) {
     auto a = compile_add_fields(value(std::move(add_fields)), ctx);
-    if (!a) return make_error("`value`: " + a.error().message);
+    if (!a) return make_error("`value`: " + a.error().message, a.error().kind);
     chain->parts.push_back(std::move(*a));
   }
   return stage_ptr(chain);

@@ -97,7 +97,7 @@ result<stage_ptr> compile_group(const value& spec, const compile_ctx& ctx) {
   if (id == nullptr) return make_error("a group specification must include an `_id`");
   auto s = std::make_shared<group_stage>();
   auto e = ctx.compile(*id);
-  if (!e) return make_error("`_id`: " + e.error().message);
+  if (!e) return make_error("`_id`: " + e.error().message, e.error().kind);
   s->id = std::move(*e);
   auto outs = compile_outputs(d, true, ctx);
   if (!outs) return std::move(outs).error();

@@ -306,7 +306,7 @@ compile_ctx deeper(const compile_ctx& ctx) {
 result<stage_list> sub_pipeline(const value& spec, const compile_ctx& ctx, const std::string& what) {
   if (!spec.is_array()) return make_error(what + " must be an array of stages");
   auto p = compile_pipeline(spec.as_array(), ctx);
-  if (!p) return make_error(what + ": " + p.error().message);
+  if (!p) return make_error(what + ": " + p.error().message, p.error().kind);
   return p;
 }
 
@@ -349,7 +349,7 @@ result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx) {
   s->foreign_field = *ff;
   if (!lf->empty()) {
     auto e = ctx.compile(value("$" + *lf));
-    if (!e) return make_error("`localField`: " + e.error().message);
+    if (!e) return make_error("`localField`: " + e.error().message, e.error().kind);
     s->local = std::move(*e);
   }
   compile_ctx sub = deeper(ctx);
@@ -357,7 +357,7 @@ result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx) {
     if (!let->is_document()) return make_error("`let` must be a document");
     for (const field& f : let->as_document()) {
       auto e = ctx.compile(f.val);
-      if (!e) return make_error("`let` " + quoted(f.name) + ": " + e.error().message);
+      if (!e) return make_error("`let` " + quoted(f.name) + ": " + e.error().message, e.error().kind);
       s->lets.emplace_back(f.name, std::move(*e));
       sub.expr.variables.push_back(f.name);
     }

@@ -200,7 +200,7 @@ result<stage_ptr> compile_project(const value& spec, const compile_ctx& ctx) {
       continue;
     }
     auto e = ctx.compile(*v);
-    if (!e) return make_error(quoted(path) + ": " + e.error().message);
+    if (!e) return make_error(quoted(path) + ": " + e.error().message, e.error().kind);
     s->fields.push_back(computed{path, std::move(*e), 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'))});
     if (path == "_id") id_set = true;
     inclusion = true;
@@ -229,7 +229,7 @@ result<stage_ptr> compile_add_fields(const value& spec, const compile_ctx& ctx) 
   s->add_fields = true;
   for (const auto& [path, v] : paths) {
     auto e = ctx.compile(*v);
-    if (!e) return make_error(quoted(path) + ": " + e.error().message);
+    if (!e) return make_error(quoted(path) + ": " + e.error().message, e.error().kind);
     s->fields.push_back(computed{path, std::move(*e), 1 + static_cast<int>(std::count(path.begin(), path.end(), '.'))});
   }
   return stage_ptr(s);

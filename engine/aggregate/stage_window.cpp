@@ -183,7 +183,7 @@ result<stage_ptr> compile_window_stage(const value& spec, const compile_ctx& ctx
   for (const field& f : spec.as_document()) {
     if (f.name == "partitionBy") {
       auto e = ctx.compile(f.val);
-      if (!e) return make_error("`partitionBy`: " + e.error().message);
+      if (!e) return make_error("`partitionBy`: " + e.error().message, e.error().kind);
       s->partition_by = std::move(*e);
     } else if (f.name == "sortBy") {
       if (!f.val.is_document() || f.val.as_document().empty()) return make_error("`sortBy` must be a non-empty sort document");

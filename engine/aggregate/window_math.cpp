@@ -26,7 +26,7 @@ result<rate_args> compile_rate(const window_call& c) {
   for (const field& a : c.arg.as_document()) {
     if (a.name == "input") {
       auto e = c.ctx.compile(a.val);
-      if (!e) return make_error(quoted(op) + "'s `input`: " + e.error().message);
+      if (!e) return make_error(quoted(op) + "'s `input`: " + e.error().message, e.error().kind);
       r.input = std::move(*e);
       have_input = true;
     } else if (a.name == "unit") {
@@ -198,9 +198,9 @@ result<window_function_ptr> compile_window_math(const window_call& c, window_spe
   auto f = std::make_shared<covariance_fn>();
   f->sample = c.name == "$covarianceSamp";
   auto x = c.ctx.compile(c.arg.as_array()[0]);
-  if (!x) return make_error(quoted(c.name) + ": " + x.error().message);
+  if (!x) return make_error(quoted(c.name) + ": " + x.error().message, x.error().kind);
   auto y = c.ctx.compile(c.arg.as_array()[1]);
-  if (!y) return make_error(quoted(c.name) + ": " + y.error().message);
+  if (!y) return make_error(quoted(c.name) + ": " + y.error().message, y.error().kind);
   f->x = std::move(*x);
   f->y = std::move(*y);
   if (c.window != nullptr) {

@@ -72,7 +72,7 @@ result<window_function_ptr> compile_shift(const window_call& c) {
   for (const field& a : c.arg.as_document()) {
     if (a.name == "output") {
       auto e = c.ctx.compile(a.val);
-      if (!e) return make_error("`$shift`'s `output`: " + e.error().message);
+      if (!e) return make_error("`$shift`'s `output`: " + e.error().message, e.error().kind);
       f->output = std::move(*e);
       have_output = true;
     } else if (a.name == "by") {
@@ -84,9 +84,9 @@ result<window_function_ptr> compile_shift(const window_call& c) {
     } else if (a.name == "default") {
       if (!constant_spec(a.val)) return make_error("`$shift`'s `default` must be a constant expression");
       auto e = c.ctx.compile(a.val);
-      if (!e) return make_error("`$shift`'s `default`: " + e.error().message);
+      if (!e) return make_error("`$shift`'s `default`: " + e.error().message, e.error().kind);
       auto v = e->evaluate(document{});
-      if (!v) return make_error("`$shift`'s `default`: " + v.error().message);
+      if (!v) return make_error("`$shift`'s `default`: " + v.error().message, v.error().kind);
       f->fallback = v->value_or(value());
     } else {
       return make_error("unknown argument " + quoted(a.name) + " in `$shift` (it takes `output`, `by` and `default`)");
@@ -126,7 +126,7 @@ result<window_function_ptr> compile_ema(const window_call& c) {
   if (c.sort_by == nullptr) return make_error("`$expMovingAvg` needs a `sortBy`");
   auto f = std::make_shared<ema_fn>();
   auto e = c.ctx.compile(*input);
-  if (!e) return make_error("`$expMovingAvg`'s `input`: " + e.error().message);
+  if (!e) return make_error("`$expMovingAvg`'s `input`: " + e.error().message, e.error().kind);
   f->input = std::move(*e);
   if (n != nullptr) {
     if (!n->is_number() || n->is_decimal()) return make_error("`$expMovingAvg`'s `N` must be an integer, found " + type_of(*n));
@@ -167,7 +167,7 @@ struct gap_fill_fn final : window_function {
 result<window_function_ptr> compile_plain(const window_call& c) {
   if (c.window != nullptr) return make_error("`window` is not allowed in " + quoted(c.name));
   auto e = c.ctx.compile(c.arg);
-  if (!e) return make_error(quoted(c.name) + ": " + e.error().message);
+  if (!e) return make_error(quoted(c.name) + ": " + e.error().message, e.error().kind);
   auto f = std::make_shared<gap_fill_fn>();
   f->input = std::move(*e);
   if (c.name == "$linearFill") {

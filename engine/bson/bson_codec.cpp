@@ -366,7 +366,7 @@ result<std::string> to_bson(const document& doc) {
   if (!enc.append_fields(b, doc, 1)) return make_error(std::move(enc.error_));
   if (b->len > max_document_bytes) {
     return make_error("document is " + std::to_string(b->len) +
-                      " bytes, over the 16 MiB (16777216 bytes) BSON size limit");
+                      " bytes, over the 16 MiB (16777216 bytes) BSON size limit", failure_kind::limit_exceeded);
   }
   return std::string(reinterpret_cast<const char*>(bson_get_data(b)), b->len);
 }
@@ -381,7 +381,7 @@ bool decode_bson_element(const bson_iter_t& it, value& out, int depth) {
 result<document> from_bson(std::string_view bytes) {
   document out;
   if (!decode_document(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), out, 1)) {
-    return make_error("stored document is corrupt (invalid BSON, " + std::to_string(bytes.size()) + " bytes)");
+    return make_error("stored document is corrupt (invalid BSON, " + std::to_string(bytes.size()) + " bytes)", failure_kind::corrupt);
   }
   return out;
 }
@@ -406,7 +406,7 @@ result<document> from_bson_fields(std::string_view bytes, const std::vector<std:
     }
   }
   if (!ok || it.err_off != 0) {
-    return make_error("stored document is corrupt (invalid BSON, " + std::to_string(bytes.size()) + " bytes)");
+    return make_error("stored document is corrupt (invalid BSON, " + std::to_string(bytes.size()) + " bytes)", failure_kind::corrupt);
   }
   return out;
 }

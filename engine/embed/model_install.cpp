@@ -109,7 +109,7 @@ result<model_info> install_model(const fs::path& models_dir, std::string_view na
   auto loaded = info.format == "model2vec" ? load_model2vec(tmp, info) : load_word_vectors(weights, info);
   if (!loaded) {
     return fail(make_error("`" + source.string() + "` does not load as a " + info.format + " model: " +
-                           loaded.error().message));
+                           loaded.error().message, loaded.error().kind));
   }
   fs::rename(tmp, final_dir, ec);
   if (ec) return fail(make_error("cannot move the model into " + final_dir.string() + ": " + ec.message(), failure_kind::io));

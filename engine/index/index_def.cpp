@@ -33,7 +33,7 @@ status check_path(std::string_view path) {
 // The partial-filter subset: per field an equality or $eq/$gt/$gte/$lt/$lte/$type/
 // $exists: true, and $and of such filters.
 status check_partial(const document& f, int depth) {
-  if (depth > 8) return make_error("partialFilter is nested too deeply");
+  if (depth > 8) return make_error("partialFilter is nested too deeply", failure_kind::limit_exceeded);
   for (const auto& fld : f) {
     if (fld.name == "$and") {
       if (!fld.val.is_array() || fld.val.as_array().empty()) {
@@ -125,7 +125,7 @@ status normalize_spec(store::index_spec& spec) {
   if (spec.partial_filter) {
     if (auto s = check_partial(*spec.partial_filter, 0); !s) return s;
     auto f = filter::compile(*spec.partial_filter);
-    if (!f) return make_error("partialFilter: " + f.error().message);
+    if (!f) return make_error("partialFilter: " + f.error().message, f.error().kind);
   }
   if (spec.name.empty()) {
     for (const auto& f : spec.fields) {
@@ -173,7 +173,7 @@ result<index_def> decode_index_def(std::string_view bytes) {
   const value* key = find_field(*rec, "key");
   if (name == nullptr || !name->is_string() || id == nullptr || !id->is_int64() || key == nullptr ||
       !key->is_document()) {
-    return make_error("corrupt index definition");
+    return make_error("corrupt index definition", failure_kind::corrupt);
   }
   d.spec.name = name->as_string();
   d.id = static_cast<std::uint32_t>(id->as_int64());
@@ -185,7 +185,7 @@ result<index_def> decode_index_def(std::string_view bytes) {
   if (const value* p = find_field(*rec, "partialFilter"); p != nullptr && p->is_document()) {
     d.spec.partial_filter = p->as_document();
     auto f = filter::compile(p->as_document());
-    if (!f) return make_error("corrupt index definition: " + f.error().message);
+    if (!f) return make_error("corrupt index definition: " + f.error().message, failure_kind::corrupt);
     d.partial = std::make_shared<const filter>(std::move(*f));
   }
   return d;
@@ -228,7 +228,7 @@ result<std::vector<index_def>> read_index_defs_uncached(const store::impl& s, co
   std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.meta));
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     auto d = decode_index_def(it->value().ToStringView());
-    if (!d) return make_error("index `" + it->key().ToString().substr(prefix.size()) + "`: " + d.error().message);
+    if (!d) return make_error("index `" + it->key().ToString().substr(prefix.size()) + "`: " + d.error().message, d.error().kind);
     out.push_back(std::move(*d));
   }
   if (!it->status().ok()) return storage_error(s.path, "read", it->status());
@@ -311,7 +311,7 @@ failure duplicate_key(const index_def& def, std::string_view collection, const d
   }
   const value* id = find_field(doc, "_id");
   return make_error("duplicate key " + to_json(shown) + " in unique index " + quoted_name(def.spec.name) +
-                    " of " + quoted_name(collection) + " (document _id " + (id ? to_json(*id) : std::string("?")) + ")");
+                    " of " + quoted_name(collection) + " (document _id " + (id ? to_json(*id) : std::string("?")) + ")", failure_kind::conflict);
 }
 
 }  // namespace omgdb::engine::detail

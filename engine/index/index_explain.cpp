@@ -46,7 +46,7 @@ result<std::optional<catalog_entry>> lookup_for_planner(const store::impl& s, co
 
 status check_filter(const document& filter) {
   auto f = filter::compile(filter);
-  if (!f) return make_error("filter: " + f.error().message);
+  if (!f) return make_error("filter: " + f.error().message, f.error().kind);
   return {};
 }
 
@@ -56,7 +56,7 @@ result<document> store::explain(std::string_view collection, const document& fil
                                  const scan_control& control) const {
   if (auto f = check_filter(filter); !f) return std::move(f).error();
   auto order = sort_spec::compile(sort);
-  if (!order) return make_error("sort: " + order.error().message);
+  if (!order) return make_error("sort: " + order.error().message, order.error().kind);
   snapshot_guard snap(impl_->db);
   auto entry = lookup_for_planner(*impl_, snap, collection, true);
   if (!entry) return std::move(entry).error();
@@ -119,7 +119,7 @@ result<document> store::suggest_indexes(std::string_view collection, const docum
                                         const document& sort) const {
   if (auto f = check_filter(filter); !f) return std::move(f).error();
   auto order = sort_spec::compile(sort);
-  if (!order) return make_error("sort: " + order.error().message);
+  if (!order) return make_error("sort: " + order.error().message, order.error().kind);
   snapshot_guard snap(impl_->db);
   auto entry = lookup_for_planner(*impl_, snap, collection, false);
   if (!entry) return std::move(entry).error();

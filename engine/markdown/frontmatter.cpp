@@ -371,7 +371,7 @@ status emit_doc(std::string& out, const document& d, int indent, int depth) {
 
 // After "key:" or "-": the value, inline for scalars and empty containers, else on the next lines.
 status emit(std::string& out, const value& v, int indent, const std::string& key, int depth) {
-  if (depth > k_max_depth) return make_error("the frontmatter nests deeper than 64 levels");
+  if (depth > k_max_depth) return make_error("the frontmatter nests deeper than 64 levels", failure_kind::limit_exceeded);
   if (v.is_document() && !v.as_document().empty()) {
     out += '\n';
     return emit_doc(out, v.as_document(), indent + 2, depth);

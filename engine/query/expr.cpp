@@ -168,7 +168,7 @@ void compiler::pop_scope(std::size_t count) { scope_.resize(scope_.size() - coun
 result<node_ptr> compiler::compile(const value& spec) {
   if (++nodes_ > k_max_expression_nodes) {
     return make_error("the expression has more than " + std::to_string(k_max_expression_nodes) +
-                      " operators and operands (field paths, literals and array items count too)");
+                      " operators and operands (field paths, literals and array items count too)", failure_kind::limit_exceeded);
   }
   if (spec.is_string() && !spec.as_string().empty() && spec.as_string().front() == '$') {
     return field_path(spec.as_string());
@@ -292,7 +292,7 @@ result<node_ptr> compiler::operator_call(const std::string& name, const value& a
   if (args.size() > k_max_expression_nodes) {
     return make_error(quoted(name) + " has " + std::to_string(args.size()) +
                       " operands; an expression may hold at most " + std::to_string(k_max_expression_nodes) +
-                      " operators and operands");
+                      " operators and operands", failure_kind::limit_exceeded);
   }
   for (const value& a : args) {
     auto c = compile(a);

@@ -90,7 +90,7 @@ result<node_ptr> regex_at(const path::components& parts, std::string_view patter
 failure too_many_clauses() {
   return make_error("the filter has more than " + std::to_string(k_max_filter_clauses) +
                     " clauses (each field condition, operator, $and/$or/$nor branch, $all item and "
-                    "$in regex counts one): split the query, or use $in for many values of one field");
+                    "$in regex counts one): split the query, or use $in for many values of one field", failure_kind::limit_exceeded);
 }
 
 class parser {
@@ -126,7 +126,7 @@ class parser {
           return make_error("`$expr` can only be used at the top level of a filter, not inside `$elemMatch`");
         }
         auto e = expression::compile(f.val);
-        if (!e) return make_error("`$expr`: " + e.error().message);
+        if (!e) return make_error("`$expr`: " + e.error().message, e.error().kind);
         auto n = std::make_unique<expr_node>();
         n->expr = std::move(*e);
         out.push_back(std::move(n));

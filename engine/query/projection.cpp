@@ -280,7 +280,7 @@ class compiler {
       const value& spec = v.as_document().front().val;
       if (!spec.is_document()) return make_error("`$elemMatch` projection needs a document at " + quoted(path));
       auto f = filter::compile(document{field{path, document{field{"$elemMatch", spec}}}});
-      if (!f) return make_error("projection " + quoted(path) + ": " + f.error().message);
+      if (!f) return make_error("projection " + quoted(path) + ": " + f.error().message, f.error().kind);
       n.a = act::elem_match;
       n.elem = std::move(*f);
       return {};

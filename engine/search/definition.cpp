@@ -215,7 +215,7 @@ std::string encode(const definition& d) {
 
 result<definition> decode_definition(std::string_view bytes) {
   auto doc = from_bson(bytes);
-  if (!doc) return make_error("a stored search definition is corrupt: " + doc.error().message);
+  if (!doc) return make_error("a stored search definition is corrupt: " + doc.error().message, failure_kind::corrupt);
   document spec;
   std::uint64_t version = 0, seq = 0;
   for (auto& f : *doc) {

@@ -76,7 +76,7 @@ int run(Fts5Tokenizer* t, void* user, int flags, const char* text, int n,
 
 status register_tokenizer(sqlite3* db) {
   fts5_api* api = api_of(db);
-  if (api == nullptr) return make_error("SQLite has no FTS5 (search indexes need it)");
+  if (api == nullptr) return make_error("SQLite has no FTS5 (search indexes need it)", failure_kind::unavailable);
   fts5_tokenizer tok{create, destroy, run};
   if (api->xCreateTokenizer(api, "omgdb", api, &tok, nullptr) != SQLITE_OK) {
     return make_error(std::string("cannot register the search tokenizer: ") + sqlite3_errmsg(db));
@@ -86,7 +86,7 @@ status register_tokenizer(sqlite3* db) {
 
 result<std::vector<std::string>> tokenize(sqlite3* db, const std::string& language, const std::string& text) {
   fts5_api* api = api_of(db);
-  if (api == nullptr) return make_error("SQLite has no FTS5");
+  if (api == nullptr) return make_error("SQLite has no FTS5", failure_kind::unavailable);
   void* uctx = nullptr;
   fts5_tokenizer tok{};
   if (api->xFindTokenizer(api, "omgdb", &uctx, &tok) != SQLITE_OK) return make_error("the search tokenizer is not registered");

@@ -32,12 +32,24 @@ std::string not_regular(const std::string& file, mode_t mode) {
 result<line_reader> line_reader::open(const std::string& file, std::size_t max_line,
                                       const std::atomic<bool>* cancelled) {
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return make_error("cannot open " + quote(file) + ": " + std::strerror(errno));
+  // A missing file is not_found, one this user may not read permission_denied, else io.
+  auto open_kind = [](int err) {
+    return err == ENOENT || err == ENOTDIR ? failure_kind::not_found
+           : err == EACCES || err == EPERM ? failure_kind::permission_denied
+                                           : failure_kind::io;
+  };
+  if (::stat(file.c_str(), &st) != 0) {
+    const int err = errno;
+    return make_error("cannot open " + quote(file) + ": " + std::strerror(err), open_kind(err));
+  }
   if (auto why = not_regular(file, st.st_mode); !why.empty()) return make_error(why);
   // O_NONBLOCK: should the path have become a FIFO since the stat, opening it does not wait
   // for a writer (and the fstat below refuses it).
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return make_error("cannot open " + quote(file) + ": " + std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    return make_error("cannot open " + quote(file) + ": " + std::strerror(err), open_kind(err));
+  }
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     std::string why = not_regular(file, st.st_mode);
     ::close(fd);

@@ -33,7 +33,7 @@ result<std::vector<value>> insert_step(write_session& w, const store::bulk_step&
     auto id = w.insert(**c, step.documents[i]);
     if (!id) {
       if (step.op == kind::insert) return std::move(id).error();
-      return make_error("document " + std::to_string(i) + ": " + id.error().message);
+      return make_error("document " + std::to_string(i) + ": " + id.error().message, id.error().kind);
     }
     ids.push_back(std::move(*id));
   }
@@ -121,7 +121,7 @@ result<std::vector<store::bulk_step_result>> store::bulk_write(const std::vector
                                                                const scan_control& control) {
   if (steps.size() > options.max_operations) {
     return make_error("the program has " + std::to_string(steps.size()) + " operations, more than "
-                      "maxOperations (" + std::to_string(options.max_operations) + "); nothing was written");
+                      "maxOperations (" + std::to_string(options.max_operations) + "); nothing was written", failure_kind::limit_exceeded);
   }
   std::vector<bulk_step_result> results;
   results.reserve(steps.size());
@@ -130,11 +130,12 @@ result<std::vector<store::bulk_step_result>> store::bulk_write(const std::vector
     auto r = run_step(w, steps[k], options);
     if (r && options.max_mutations && w.mutations() > *options.max_mutations) {
       r = make_error("more than maxMutations (" + std::to_string(*options.max_mutations) +
-                     ") documents would be written; nothing was written");
+                     ") documents would be written; nothing was written", failure_kind::limit_exceeded);
     }
     if (!r) {
       return make_error("operations[" + std::to_string(k) + "] (" + op_name(steps[k].op) + " on `" +
-                        steps[k].collection + "`): " + r.error().message);
+                            steps[k].collection + "`): " + r.error().message,
+                        r.error().kind);
     }
     results.push_back(std::move(*r));
   }

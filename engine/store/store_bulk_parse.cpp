@@ -126,7 +126,7 @@ result<std::vector<store::bulk_step>> store::parse_bulk(std::int64_t version, co
     const std::string where = "operations[" + std::to_string(i) + "]";
     if (!operations[i].is_document()) return make_error(where + " must be an object");
     auto step = parse_step(operations[i].as_document());
-    if (!step) return make_error(where + ": " + step.error().message);
+    if (!step) return make_error(where + ": " + step.error().message, step.error().kind);
     steps.push_back(std::move(*step));
   }
   return steps;

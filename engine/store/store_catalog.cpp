@@ -79,11 +79,14 @@ std::string quoted_name(std::string_view name) { return "`" + std::string(name) 
 
 failure corrupt_document(std::string_view collection, std::string_view key, const failure& why) {
   return make_error("corrupt document in collection " + quoted_name(collection) + " (key " +
-                    hex(key) + "): " + why.message);
+                    hex(key) + "): " + why.message, failure_kind::corrupt);
 }
 
 failure storage_error(const std::string& path, std::string_view what, const rocksdb::Status& s) {
-  return make_error("cannot " + std::string(what) + " store `" + path + "`: " + s.ToString());
+  const failure_kind kind = s.IsCorruption()                                  ? failure_kind::corrupt
+                            : s.IsBusy() || s.IsTryAgain() || s.IsTimedOut() ? failure_kind::busy
+                                                                              : failure_kind::io;
+  return make_error("cannot " + std::string(what) + " store `" + path + "`: " + s.ToString(), kind);
 }
 
 namespace {
@@ -158,7 +161,7 @@ result<std::uint64_t> store::impl::read_count(const rocksdb::ReadOptions& ro,
   if (st.IsNotFound()) return std::uint64_t{0};
   if (!st.ok()) return storage_error(path, "read", st);
   auto n = get_u64(v);
-  if (!n) return make_error("store `" + path + "` has a corrupt document counter");
+  if (!n) return make_error("store `" + path + "` has a corrupt document counter", failure_kind::corrupt);
   return *n;
 }
 
@@ -168,7 +171,7 @@ result<std::uint32_t> store::impl::read_next_collection_id(const rocksdb::ReadOp
   if (st.IsNotFound()) return std::uint32_t{1};
   if (!st.ok()) return storage_error(path, "read", st);
   auto n = get_u32(v);
-  if (!n) return make_error("store `" + path + "` has a corrupt collection id counter");
+  if (!n) return make_error("store `" + path + "` has a corrupt collection id counter", failure_kind::corrupt);
   return *n;
 }
 
@@ -178,7 +181,7 @@ result<std::uint32_t> decode_catalog(const std::string& path, std::string_view n
                                      std::string_view bytes) {
   auto bad = [&] {
     return make_error("store `" + path + "` has a corrupt catalog entry for collection " +
-                      quoted_name(name));
+                      quoted_name(name), failure_kind::corrupt);
   };
   auto doc = from_bson(bytes);
   if (!doc) return bad();
@@ -273,7 +276,7 @@ failure store::impl::unknown_collection(std::string_view name) const {
     auto hint = closest_name(name, names);
     if (!hint.empty()) message += "; did you mean " + quoted_name(hint) + "?";
   }
-  return make_error(std::move(message));
+  return make_error(std::move(message), failure_kind::not_found);
 }
 
 result<std::optional<catalog_entry>> read_view::collection(std::string_view name, bool with_count) const {

@@ -93,7 +93,7 @@ document encode(const cursor_state& c) {
 
 result<cursor_state> decode(std::string_view token, std::string_view bytes) {
   auto d = from_bson(bytes);
-  auto bad = [&] { return make_error("cursor `" + std::string(token) + "` is damaged; close it and open a new one"); };
+  auto bad = [&] { return make_error("cursor `" + std::string(token) + "` is damaged; close it and open a new one", failure_kind::corrupt); };
   if (!d) return bad();
   cursor_state c;
   const value* coll = find_field(*d, "collection");
@@ -255,7 +255,7 @@ result<store::cursor_batch> store::cursor_next(std::string_view token, const cur
   auto got = impl_->db->Get(rocksdb::ReadOptions(), impl_->meta, key, &bytes);
   if (got.IsNotFound()) {
     return make_error("no cursor `" + std::string(token) + "` in this store: it was closed, ran out of "
-                      "documents, expired, or never existed; open a new one with cursor_open");
+                      "documents, expired, or never existed; open a new one with cursor_open", failure_kind::not_found);
   }
   if (!got.ok()) return storage_error(impl_->path, "read", got);
   auto c = decode(token, bytes);
@@ -265,7 +265,7 @@ result<store::cursor_batch> store::cursor_next(std::string_view token, const cur
     if (!st.ok()) return storage_error(impl_->path, "write", st);
     return make_error("cursor `" + std::string(token) + "` expired: it was last used at " +
                       format_iso8601(c->used) + " and cursors expire after " +
-                      minutes_text(k_cursor_idle_millis) + " without a call; open a new one with cursor_open");
+                      minutes_text(k_cursor_idle_millis) + " without a call; open a new one with cursor_open", failure_kind::not_found);
   }
   auto batch = run_batch(*this, *c, request.batch_size.value_or(c->batch_size), request, control);
   if (!batch) return batch;
@@ -292,7 +292,7 @@ status store::cursor_close(std::string_view token, std::optional<std::int64_t> n
   auto got = impl_->db->Get(rocksdb::ReadOptions(), impl_->meta, key, &bytes);
   if (got.IsNotFound()) {
     return make_error("no cursor `" + std::string(token) + "` in this store: it was already closed, ran "
-                      "out of documents, expired, or never existed");
+                      "out of documents, expired, or never existed", failure_kind::not_found);
   }
   if (!got.ok()) return storage_error(impl_->path, "read", got);
   auto st = impl_->db->Delete(synced(), impl_->meta, key);
@@ -301,7 +301,7 @@ status store::cursor_close(std::string_view token, std::optional<std::int64_t> n
   if (c && now - c->used > k_cursor_idle_millis) {
     return make_error("cursor `" + std::string(token) + "` had already expired (last used at " +
                       format_iso8601(c->used) + ", expiry after " + minutes_text(k_cursor_idle_millis) +
-                      " idle); it is removed now");
+                      " idle); it is removed now", failure_kind::not_found);
   }
   return {};
 }

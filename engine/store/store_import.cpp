@@ -33,6 +33,9 @@ struct parsed_line {
 struct batch_state {
   std::vector<parsed_line> docs;
   std::vector<std::string> errors;
+  // The kind of the batch's failure: conflict when every bad line is a duplicate `_id` (or
+  // another conflict with what is stored), else invalid_argument.
+  failure_kind kind = failure_kind::conflict;
   std::uint64_t first_line = 0;
   std::uint64_t last_line = 0;
   std::uint64_t size() const { return docs.size() + errors.size(); }
@@ -76,7 +79,7 @@ failure batch_failed(const batch_state& b, const store::import_result& done, std
   }
   msg += ". " + plural(done.imported, "document", "documents") + " in " +
          plural(done.batches, "batch", "batches") + " were imported before it" + resume_hint(done, committed_through);
-  return make_error(msg);
+  return make_error(msg, b.kind);
 }
 
 }  // namespace
@@ -126,7 +129,10 @@ result<store::import_result> store::import_jsonl(std::string_view collection, co
     if (!c) return std::move(c).error();
     for (auto& p : batch.docs) {
       auto id = w.insert(**c, std::move(p.doc));
-      if (!id) batch.errors.push_back("line " + std::to_string(p.line) + ": " + id.error().message);
+      if (!id) {
+        batch.errors.push_back("line " + std::to_string(p.line) + ": " + id.error().message);
+        if (id.error().kind != failure_kind::conflict) batch.kind = id.error().kind;
+      }
     }
     if (!batch.errors.empty()) return batch_failed(batch, out, committed_through);
     if (auto cm = w.commit(); !cm) return std::move(cm).error();
@@ -153,10 +159,13 @@ result<store::import_result> store::import_jsonl(std::string_view collection, co
     auto where = [&] { return "line " + std::to_string(out.lines) + ": "; };  // errors only
     if (*got == line_reader::got::too_long) {
       batch.errors.push_back(where() + "longer than " + std::to_string(k_max_line) + " bytes");
+      batch.kind = failure_kind::invalid_argument;
     } else if (auto j = json::parse_strict(line); !j) {
       batch.errors.push_back(where() + parse_error(line, j.error()));
+      batch.kind = failure_kind::invalid_argument;
     } else if (auto d = document_from_json(*j); !d) {
       batch.errors.push_back(where() + d.error().message);
+      batch.kind = failure_kind::invalid_argument;
     } else {
       batch.docs.push_back(parsed_line{out.lines, std::move(*d)});
     }

@@ -82,7 +82,7 @@ result<std::uint32_t> read_next_index_id(const store::impl& s) {
   if (st.IsNotFound()) return std::uint32_t{1};
   if (!st.ok()) return storage_error(s.path, "read", st);
   auto v = get_u32(bytes);
-  if (!v) return make_error("corrupt next_index_id in store `" + s.path + "`");
+  if (!v) return make_error("corrupt next_index_id in store `" + s.path + "`", failure_kind::corrupt);
   return *v;
 }
 
@@ -101,7 +101,7 @@ result<store::create_index_result> stage_index(write_session& w, const catalog_e
         if (same) return out;  // idempotent
         return make_error("index name " + quoted_name(spec.name) + " of " + quoted_name(entry.name) +
                           " is already used by a different definition (key " + to_json(spec_key_document(d.spec)) +
-                          (d.spec.unique ? ", unique" : "") + "); drop it first or choose another name");
+                          (d.spec.unique ? ", unique" : "") + "); drop it first or choose another name", failure_kind::conflict);
       }
       if (same) {
         if (!named) {
@@ -109,7 +109,7 @@ result<store::create_index_result> stage_index(write_session& w, const catalog_e
           return out;
         }
         return make_error("the same index already exists in " + quoted_name(entry.name) + " as " +
-                          quoted_name(d.spec.name) + "; an index definition has one name");
+                          quoted_name(d.spec.name) + "; an index definition has one name", failure_kind::conflict);
       }
     }
   }
@@ -119,7 +119,7 @@ result<store::create_index_result> stage_index(write_session& w, const catalog_e
   def.id = next_id;
   if (def.spec.partial_filter) {
     auto f = filter::compile(*def.spec.partial_filter);
-    if (!f) return make_error("partialFilter: " + f.error().message);
+    if (!f) return make_error("partialFilter: " + f.error().message, f.error().kind);
     def.partial = std::make_shared<const filter>(std::move(*f));
   }
   if (!fresh) {
@@ -189,7 +189,7 @@ status store::drop_index(std::string_view collection, std::string_view name) {
   std::string message = "no index " + quoted_name(name) + " in " + quoted_name(collection);
   if (auto hint = closest_name(name, names); !hint.empty()) message += "; did you mean " + quoted_name(hint) + "?";
   if (names.empty()) message += " (it has no secondary indexes)";
-  return make_error(std::move(message));
+  return make_error(std::move(message), failure_kind::not_found);
 }
 
 }  // namespace omgdb::engine

@@ -133,17 +133,17 @@ result<int> take_lock(const std::string& shown, const fs::path& dir) {
   int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     return make_error("cannot open the lock file of store " + quote(shown) + ": " +
-                      std::strerror(errno));
+                      std::strerror(errno), failure_kind::io);
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
     std::string holder = err == EWOULDBLOCK ? describe_holder(fd) : "";
     ::close(fd);
     if (err != EWOULDBLOCK) {
-      return make_error("cannot lock store " + quote(shown) + ": " + std::strerror(err));
+      return make_error("cannot lock store " + quote(shown) + ": " + std::strerror(err), failure_kind::io);
     }
     return make_error("store " + quote(shown) + " is in use by " + holder +
-                      "; stop it or connect through it");
+                      "; stop it or connect through it", failure_kind::busy);
   }
   std::string text = std::to_string(::getpid()) + "\n" + own_command_line() + "\n";
   if (::ftruncate(fd, 0) != 0 ||
@@ -217,7 +217,7 @@ status load_meta(store::impl& s) {
     if (st.IsNotFound()) continue;
     if (!st.ok()) return storage_error(s.path, "read", st);
     auto n = get_u64(v);
-    if (!n) return make_error("store " + quote(s.path) + " has a corrupt `" + std::string(key) + "`");
+    if (!n) return make_error("store " + quote(s.path) + " has a corrupt `" + std::string(key) + "`", failure_kind::corrupt);
     *target = *n;
   }
   return {};
@@ -247,17 +247,17 @@ status store::create(const std::string& path) {
   auto st = fs::symlink_status(dir, ec);
   if (fs::exists(st)) {
     if (!fs::is_directory(fs::status(dir, ec)) || !fs::is_empty(dir, ec) || ec) {
-      return make_error(quote(path) + " already exists");
+      return make_error(quote(path) + " already exists", failure_kind::conflict);
     }
   } else {
     fs::path parent = dir.parent_path();
     if (parent.empty()) parent = ".";
     if (!fs::is_directory(parent, ec)) {
       return make_error("cannot create store " + quote(path) + ": directory " +
-                        quote(parent.string()) + " does not exist");
+                        quote(parent.string()) + " does not exist", failure_kind::not_found);
     }
     if (::mkdir(path.c_str(), 0755) != 0) {
-      return make_error("cannot create store " + quote(path) + ": " + std::strerror(errno));
+      return make_error("cannot create store " + quote(path) + ": " + std::strerror(errno), failure_kind::io);
     }
   }
 
@@ -303,7 +303,7 @@ status check_store_dir(const std::string& path) {
   auto st = fs::status(dir, ec);
   if (!fs::exists(st)) {
     return make_error("no store at " + quote(path) + ": create one with `omgdb create " + path +
-                      "`");
+                      "`", failure_kind::not_found);
   }
   if (!fs::is_directory(st)) return make_error(quote(path) + " is not an omgdb store (not a directory)");
   // Refuse plain directories before touching them (no lock file, no RocksDB files).

@@ -215,7 +215,7 @@ result<std::vector<document>> store::oplog(std::uint64_t after_seq, std::size_t 
     auto rec = from_bson(bytes);
     if (!rec) {
       return make_error("corrupt op-log record (key " + hex(it->key().ToStringView()) + "): " +
-                        rec.error().message);
+                        rec.error().message, failure_kind::corrupt);
     }
     // A patched after image is shown as the `after` it stands for.
     for (auto& f : *rec) {
@@ -224,7 +224,7 @@ result<std::vector<document>> store::oplog(std::uint64_t after_seq, std::size_t 
       auto image = oplog_after(bytes, after) ? from_bson(after) : result<document>(make_error("bad afterPatch"));
       if (!image) {
         return make_error("corrupt op-log record (key " + hex(it->key().ToStringView()) + "): " +
-                          image.error().message);
+                          image.error().message, failure_kind::corrupt);
       }
       f = field{"after", value(std::move(*image))};
     }

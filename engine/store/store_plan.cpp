@@ -57,7 +57,7 @@ result<std::optional<plan_record>> read_plan(const store::impl& s, std::string_v
   if (st.IsNotFound()) return std::optional<plan_record>{};
   if (!st.ok()) return storage_error(s.path, "read", st);
   auto d = from_bson(bytes);
-  if (!d) return make_error("plan `" + std::string(token) + "` is corrupt: " + d.error().message);
+  if (!d) return make_error("plan `" + std::string(token) + "` is corrupt: " + d.error().message, failure_kind::corrupt);
   plan_record p;
   p.collection = text_field(*d, "collection");
   if (const value* f = field_of(*d, "filter"); f != nullptr && f->is_document()) p.filter = f->as_document();
@@ -65,9 +65,9 @@ result<std::optional<plan_record>> read_plan(const store::impl& s, std::string_v
   if (const value* a = field_of(*d, "arrayFilters"); a != nullptr && a->is_array()) p.array_filters = a->as_array();
   if (const value* m = field_of(*d, "matches"); m != nullptr && m->is_array()) {
     for (const auto& item : m->as_array()) {
-      if (!item.is_document()) return make_error("plan `" + std::string(token) + "` is corrupt: bad match entry");
+      if (!item.is_document()) return make_error("plan `" + std::string(token) + "` is corrupt: bad match entry", failure_kind::corrupt);
       const value* id = field_of(item.as_document(), "_id");
-      if (id == nullptr) return make_error("plan `" + std::string(token) + "` is corrupt: match without _id");
+      if (id == nullptr) return make_error("plan `" + std::string(token) + "` is corrupt: match without _id", failure_kind::corrupt);
       p.matches.emplace_back(*id, u64_field(item.as_document(), "fp"));
     }
   }
@@ -121,7 +121,7 @@ result<store::plan_result> store::plan_update(std::string_view collection, const
                                               const scan_control& control) {
   if (auto n = check_collection_name(collection); !n) return std::move(n).error();
   auto match = filter::compile(request.filter);
-  if (!match) return make_error("filter: " + match.error().message);
+  if (!match) return make_error("filter: " + match.error().message, match.error().kind);
   auto spec = update_spec::compile(request.update, request.array_filters);
   if (!spec) return std::move(spec).error();
   const bool positional = spec->uses_positional();
@@ -143,16 +143,16 @@ result<store::plan_result> store::plan_update(std::string_view collection, const
     if (id == nullptr) return corrupt_document(collection, std::string_view(d.key).substr(4), make_error("no _id"));
     if (++out.matched > plan_result::k_max_matches) {
       return make_error("more than " + std::to_string(plan_result::k_max_matches) +
-                        " documents match; a plan holds at most that many. Narrow the filter");
+                        " documents match; a plan holds at most that many. Narrow the filter", failure_kind::limit_exceeded);
     }
     update_apply_options options;
     options.positional = positional ? &details : nullptr;
     options.now_millis = plan.created_millis;
     auto next = spec->apply(d.doc, options);
-    if (!next) return make_error(next.error().message + " (document with _id " + to_json(*id) + ")");
+    if (!next) return make_error(next.error().message + " (document with _id " + to_json(*id) + ")", next.error().kind);
     if (next->changed) {
       if (auto r = check_document_rules(next->doc); !r) {
-        return make_error(r.error().message + " (document with _id " + to_json(*id) + ")");
+        return make_error(r.error().message + " (document with _id " + to_json(*id) + ")", r.error().kind);
       }
       if (auto v = w.validate(**found, next->doc); !v) return std::move(v).error();  // validation
       ++out.would_modify;
@@ -166,7 +166,7 @@ result<store::plan_result> store::plan_update(std::string_view collection, const
   if (!st) return std::move(st).error();
 
   auto bytes = encode_plan(plan);
-  if (!bytes) return make_error("the plan is too large to store (" + bytes.error().message + "); narrow the filter");
+  if (!bytes) return make_error("the plan is too large to store (" + bytes.error().message + "); narrow the filter", failure_kind::limit_exceeded);
   out.token = random_hex128();
   // Not op-logged: the session commits it without advancing the sequence.
   if (auto p = w.batch().put(s.meta, std::string(k_meta_plan_prefix) + out.token, *bytes); !p) {

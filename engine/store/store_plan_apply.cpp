@@ -83,7 +83,7 @@ result<std::optional<change_record>> read_change(const store::impl& s, std::stri
   if (st.IsNotFound()) return std::optional<change_record>{};
   if (!st.ok()) return storage_error(s.path, "read", st);
   auto d = from_bson(bytes);
-  if (!d) return make_error("change `" + std::string(id) + "` is corrupt: " + d.error().message);
+  if (!d) return make_error("change `" + std::string(id) + "` is corrupt: " + d.error().message, failure_kind::corrupt);
   change_record c;
   if (const value* v = member(*d, "token"); v != nullptr && v->is_string()) c.token = v->as_string();
   if (const value* v = member(*d, "collection"); v != nullptr && v->is_string()) c.collection = v->as_string();
@@ -96,7 +96,7 @@ result<std::optional<change_record>> read_change(const store::impl& s, std::stri
   if (const value* v = member(*d, "docs"); v != nullptr && v->is_array()) {
     for (const auto& item : v->as_array()) {
       const value* doc_id = item.is_document() ? member(item.as_document(), "_id") : nullptr;
-      if (doc_id == nullptr) return make_error("change `" + std::string(id) + "` is corrupt: entry without _id");
+      if (doc_id == nullptr) return make_error("change `" + std::string(id) + "` is corrupt: entry without _id", failure_kind::corrupt);
       c.docs.push_back({*doc_id, u64_of(item.as_document(), "before"), u64_of(item.as_document(), "after")});
     }
   }
@@ -134,7 +134,7 @@ status stage_writes(write_session& w, const catalog_entry& c, const std::vector<
                     std::string_view refused) {
   for (const auto& sw : writes) {
     if (auto x = w.index_bytes(c, sw.before, sw.after); !x) {
-      return make_error(x.error().message + "; " + std::string(refused));  // indexes
+      return make_error(x.error().message + "; " + std::string(refused), x.error().kind);  // indexes
     }
     if (auto p = w.batch().put(w.target().docs, sw.key, sw.after); !p) return p;
     if (auto l = w.log("update", c.name, &sw.id, sw.before, sw.after); !l) return l;
@@ -150,21 +150,21 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
   auto plan = read_plan(s, token);
   if (!plan) return std::move(plan).error();
   if (!plan->has_value()) {
-    return make_error("unknown plan token `" + std::string(token) + "`: plan_update returns the token to apply");
+    return make_error("unknown plan token `" + std::string(token) + "`: plan_update returns the token to apply", failure_kind::not_found);
   }
   plan_record& p = **plan;
   if (p.applied) {
     return make_error("plan `" + std::string(token) + "` was already applied as change `" + *p.applied +
-                      "`; a plan applies exactly once");
+                      "`; a plan applies exactly once", failure_kind::conflict);
   }
   auto found = w.collection(p.collection, false);
   if (!found) return std::move(found).error();
   if (*found == nullptr) {
     return make_error("collection " + quoted_name(p.collection) + " of plan `" + std::string(token) +
-                      "` no longer exists; nothing was applied");
+                      "` no longer exists; nothing was applied", failure_kind::not_found);
   }
   auto match = filter::compile(p.filter);
-  if (!match) return make_error("filter: " + match.error().message);
+  if (!match) return make_error("filter: " + match.error().message, match.error().kind);
   auto spec = update_spec::compile(p.update, p.array_filters);
   if (!spec) return std::move(spec).error();
   const bool positional = spec->uses_positional();
@@ -194,14 +194,14 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
     options.positional = positional ? &details : nullptr;
     options.now_millis = now;
     auto next = spec->apply(d.doc, options);
-    if (!next) return make_error(next.error().message + " (document with _id " + to_json(*id) + ")");
+    if (!next) return make_error(next.error().message + " (document with _id " + to_json(*id) + ")", next.error().kind);
     if (!next->changed) return true;
     if (auto r = check_document_rules(next->doc); !r) return std::move(r).error();
     if (auto v = w.validate(**found, next->doc); !v) {
-      return make_error(v.error().message + "; nothing was applied");  // validation
+      return make_error(v.error().message + "; nothing was applied", v.error().kind);  // validation
     }
     auto bytes = to_bson(next->doc);
-    if (!bytes) return make_error(bytes.error().message + " (document with _id " + to_json(*id) + ")");
+    if (!bytes) return make_error(bytes.error().message + " (document with _id " + to_json(*id) + ")", bytes.error().kind);
     if (*bytes != d.bytes) writes.push_back({std::move(d.key), *id, std::move(d.bytes), std::move(*bytes)});
     return true;
   });
@@ -214,7 +214,7 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
                       conflict_text({{"changed since the plan", changed},
                                      {"deleted since the plan", deleted},
                                      {"newly matching the filter", fresh}}) +
-                      ". Call plan_update again and review the new sample");
+                      ". Call plan_update again and review the new sample", failure_kind::conflict);
   }
 
   apply_result out{random_hex128(), p.matches.size(), writes.size()};
@@ -229,7 +229,7 @@ result<store::apply_result> store::apply(std::string_view token, const scan_cont
     return std::move(m).error();
   }
   if (auto m = put_meta(w, std::string(k_meta_change_prefix) + out.change_id, encode_change(change)); !m) {
-    return make_error("the change record is too large to store: " + m.error().message);
+    return make_error("the change record is too large to store: " + m.error().message, failure_kind::limit_exceeded);
   }
   if (auto c = w.commit(); !c) return std::move(c).error();
   return out;
@@ -241,18 +241,18 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
   auto found_change = read_change(s, change_id);
   if (!found_change) return std::move(found_change).error();
   if (!found_change->has_value()) {
-    return make_error("unknown change id `" + std::string(change_id) + "`: apply returns the change id to roll back");
+    return make_error("unknown change id `" + std::string(change_id) + "`: apply returns the change id to roll back", failure_kind::not_found);
   }
   change_record& c = **found_change;
   if (c.rolled_back_millis) {
     return make_error("change `" + std::string(change_id) +
-                      "` was already rolled back; a change is rolled back at most once");
+                      "` was already rolled back; a change is rolled back at most once", failure_kind::conflict);
   }
   auto found = w.collection(c.collection, false);
   if (!found) return std::move(found).error();
   if (*found == nullptr) {
     return make_error("collection " + quoted_name(c.collection) + " of change `" + std::string(change_id) +
-                      "` no longer exists; nothing was rolled back");
+                      "` no longer exists; nothing was rolled back", failure_kind::not_found);
   }
   const std::uint32_t coll_id = (**found).id;
 
@@ -302,13 +302,13 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
     auto restored = from_bson(image->second);
     if (!restored) return corrupt_document(c.collection, std::string_view(key).substr(4), restored.error());
     if (auto v = w.validate(**found, *restored); !v) {
-      return make_error(v.error().message + "; nothing was rolled back");  // validation
+      return make_error(v.error().message + "; nothing was rolled back", v.error().kind);  // validation
     }
     writes.push_back({std::move(key), e.id, std::move(current), image->second});
   }
   if (!changed.empty() || !deleted.empty()) {
     return make_error("change `" + std::string(change_id) + "` cannot be rolled back, nothing was written: " +
-                      conflict_text({{"changed after the apply", changed}, {"deleted after the apply", deleted}}));
+                      conflict_text({{"changed after the apply", changed}, {"deleted after the apply", deleted}}), failure_kind::conflict);
   }
 
   w.mark_change(std::string(change_id), true);

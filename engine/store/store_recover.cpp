@@ -164,15 +164,15 @@ result<std::string> back_up_wal(const std::string& dir) {
   fs::path target = fs::path(dir) / ("damaged-wal-" + utc_stamp());
   for (int n = 2; fs::exists(target, ec); ++n) target = fs::path(dir) / ("damaged-wal-" + utc_stamp() + "-" + std::to_string(n));
   if (!fs::create_directory(target, ec)) {
-    return make_error("cannot create " + target.string() + " for a copy of the damaged log: " + ec.message());
+    return make_error("cannot create " + target.string() + " for a copy of the damaged log: " + ec.message(), failure_kind::io);
   }
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (!entry.is_regular_file() || !is_wal_file(entry.path())) continue;
     if (!fs::copy_file(entry.path(), target / entry.path().filename(), ec)) {
-      return make_error("cannot copy " + entry.path().string() + " to " + target.string() + ": " + ec.message());
+      return make_error("cannot copy " + entry.path().string() + " to " + target.string() + ": " + ec.message(), failure_kind::io);
     }
   }
-  if (ec) return make_error("cannot list " + dir + ": " + ec.message());
+  if (ec) return make_error("cannot list " + dir + ": " + ec.message(), failure_kind::io);
   return target.string();
 }
 

@@ -121,7 +121,7 @@ class stream_impl final : public store::document_stream {
       if (!full) done_ = true;
       if (!page_.empty()) {
         const value* id = find_field(page_.back(), "_id");
-        if (id == nullptr) return make_error("reading `" + collection_ + "`: a stored document without `_id`");
+        if (id == nullptr) return make_error("reading `" + collection_ + "`: a stored document without `_id`", failure_kind::corrupt);
         last_id_ = *id;
       }
       return {};

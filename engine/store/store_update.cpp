@@ -15,13 +15,13 @@ namespace {
 
 failure scanned_too_many(const write_bounds& b) {
   return make_error("more than " + b.scanned_name + " (" + std::to_string(*b.max_scanned) +
-                    ") documents would be scanned; nothing was written");
+                    ") documents would be scanned; nothing was written", failure_kind::limit_exceeded);
 }
 
 status check_mutations(const write_session& w, const write_bounds& b, std::string_view verb) {
   if (b.max_mutations && w.mutations() - b.mutations_base > *b.max_mutations) {
     return make_error("more than " + b.mutations_name + " (" + std::to_string(*b.max_mutations) +
-                      ") documents would be " + std::string(verb) + "; nothing was written");
+                      ") documents would be " + std::string(verb) + "; nothing was written", failure_kind::limit_exceeded);
   }
   return {};
 }
@@ -35,7 +35,7 @@ const value* point_of(const filter& f) {
 
 failure in_document(const session_doc& d, const failure& f) {
   const value* id = find_field(d.doc, "_id");
-  return make_error(f.message + " (document with _id " + (id != nullptr ? to_json(*id) : "?") + ")");
+  return make_error(f.message + " (document with _id " + (id != nullptr ? to_json(*id) : "?") + ")", f.kind);
 }
 
 }  // namespace
@@ -45,7 +45,7 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
                                         const write_bounds& bounds,
                                         store::find_and_update_result* images) {
   auto match = filter::compile(request.filter);
-  if (!match) return make_error("filter: " + match.error().message);
+  if (!match) return make_error("filter: " + match.error().message, match.error().kind);
   auto spec = update_spec::compile(request.update, request.array_filters);
   if (!spec) return std::move(spec).error();
   if (many && request.upsert_document) return make_error("update_many does not upsert");
@@ -133,11 +133,11 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
     options.inserting = true;
     options.now_millis = w.now_millis();
     auto seeded = spec->apply(*request.upsert_document, options);
-    if (!seeded) return make_error("upsertDocument: " + seeded.error().message);
+    if (!seeded) return make_error("upsertDocument: " + seeded.error().message, seeded.error().kind);
     auto target = w.collection(collection, true);
     if (!target) return std::move(target).error();
     auto id = w.insert(**target, std::move(seeded->doc));
-    if (!id) return make_error("upsertDocument: " + id.error().message);
+    if (!id) return make_error("upsertDocument: " + id.error().message, id.error().kind);
     out.upserted_id = std::move(*id);
     if (auto m = check_mutations(w, bounds, "modified"); !m) return std::move(m).error();
   }
@@ -147,7 +147,7 @@ result<store::update_result> run_update(write_session& w, std::string_view colle
 result<std::uint64_t> run_delete_many(write_session& w, std::string_view collection,
                                       const document& filter_spec, const write_bounds& bounds) {
   auto match = filter::compile(filter_spec);
-  if (!match) return make_error("filter: " + match.error().message);
+  if (!match) return make_error("filter: " + match.error().message, match.error().kind);
   auto c = w.collection(collection, false);
   if (!c) return std::move(c).error();
   if (*c == nullptr) return std::uint64_t{0};

@@ -282,7 +282,7 @@ result<value> write_session::insert(catalog_entry& c, document doc) {
   auto existing = holds(c, key);
   if (!existing) return std::move(existing).error();
   if (*existing) {
-    return make_error("duplicate _id " + to_json(*id) + " in collection `" + c.name + "`");
+    return make_error("duplicate _id " + to_json(*id) + " in collection `" + c.name + "`", failure_kind::conflict);
   }
   if (auto v = rules_.check(c, doc); !v) return std::move(v).error();  // validation
   auto bytes = encode_document(doc);

@@ -31,9 +31,9 @@ result<std::shared_ptr<const validation::rules>> compiled(const std::string& byt
   thread_local std::unordered_map<std::string, std::shared_ptr<const validation::rules>> cache;
   if (auto it = cache.find(bytes); it != cache.end()) return it->second;
   auto spec = from_bson(bytes);
-  if (!spec) return make_error("stored validation rules do not decode: " + spec.error().message);
+  if (!spec) return make_error("stored validation rules do not decode: " + spec.error().message, spec.error().kind);
   auto r = validation::rules::compile(*spec);
-  if (!r) return make_error("stored validation rules do not compile: " + r.error().message);
+  if (!r) return make_error("stored validation rules do not compile: " + r.error().message, r.error().kind);
   if (cache.size() >= k_rules_cache_size) cache.clear();
   auto shared = std::make_shared<const validation::rules>(std::move(*r));
   cache.emplace(bytes, shared);
@@ -66,7 +66,7 @@ status check_rules(const store::impl& s, const catalog_entry& c, const document&
   auto v = (*r)->first_violation(doc);
   if (!v) {
     return make_error("document _id " + id_text(doc) + " could not be checked against the validation rules of " +
-                      quoted_name(c.name) + ": " + v.error().message);
+                      quoted_name(c.name) + ": " + v.error().message, v.error().kind);
   }
   if (!v->has_value()) return {};
   return make_error("document _id " + id_text(doc) + " breaks the validation rules of " +
@@ -93,7 +93,7 @@ result<std::vector<store::index_spec>> unique_specs(const document& spec) {
         if (p.is_string()) one.fields.push_back({p.as_string(), false});
       }
     }
-    if (auto n = normalize_spec(one); !n) return make_error("spec.unique: " + n.error().message);
+    if (auto n = normalize_spec(one); !n) return make_error("spec.unique: " + n.error().message, n.error().kind);
     out.push_back(std::move(one));
   }
   return out;
@@ -124,7 +124,7 @@ result<store::define_result> store::define_collection(std::string_view collectio
     if (!next_id) return std::move(next_id).error();
     for (auto& one : *u) {
       auto staged = stage_index(w, entry, out.created, std::move(one), false, *next_id, {});
-      if (!staged) return make_error("spec.unique: " + staged.error().message);
+      if (!staged) return make_error("spec.unique: " + staged.error().message, staged.error().kind);
       new_indexes = new_indexes || staged->created;
     }
   }
@@ -175,7 +175,7 @@ result<store::validate_report> store::validate(std::string_view collection, std:
   if (!bytes) return std::move(bytes).error();
   if (!bytes->has_value()) {
     return make_error("collection " + quoted_name(collection) +
-                      " has no validation rules: define them with define_collection");
+                      " has no validation rules: define them with define_collection", failure_kind::not_found);
   }
   auto rules = compiled(**bytes);
   if (!rules) return std::move(rules).error();
@@ -186,7 +186,7 @@ result<store::validate_report> store::validate(std::string_view collection, std:
     ++report.checked;
     auto found = (*rules)->check(doc, k_validate_max_reasons);
     if (!found) {
-      unchecked = make_error("document _id " + id_text(doc) + " could not be checked: " + found.error().message);
+      unchecked = make_error("document _id " + id_text(doc) + " could not be checked: " + found.error().message, found.error().kind);
       return false;
     }
     if (found->empty()) return true;

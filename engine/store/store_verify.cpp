@@ -184,7 +184,7 @@ class verifier {
     if (st.IsNotFound()) return {};
     if (!st.ok()) return storage_error(s_.path, "read", st);
     auto n = get_u64(bytes);
-    if (!n) return make_error("store `" + s_.path + "` has a corrupt `" + std::string(k_meta_last_seq) + "`");
+    if (!n) return make_error("store `" + s_.path + "` has a corrupt `" + std::string(k_meta_last_seq) + "`", failure_kind::corrupt);
     report_.meta_last_seq = *n;
     return {};
   }

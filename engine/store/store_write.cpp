@@ -11,7 +11,7 @@ namespace {
 using namespace detail;
 
 failure at_index(std::size_t i, failure f) {
-  return make_error("document " + std::to_string(i) + ": " + f.message);
+  return make_error("document " + std::to_string(i) + ": " + f.message, f.kind);
 }
 
 // The core of insert and insert_many: all documents or none.

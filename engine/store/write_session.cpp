@@ -39,7 +39,7 @@ failure staged_batch::over_budget() const {
   return make_error("the write needs more than the write budget of " + bytes_text(budget_) +
                     " (store option max_write_bytes = " + std::to_string(budget_) +
                     " bytes); nothing was written. Split it into smaller writes (a narrower filter, "
-                    "maxMutations, fewer documents or steps per call)");
+                    "maxMutations, fewer documents or steps per call)", failure_kind::limit_exceeded);
 }
 
 failure staged_batch::refused(const rocksdb::Status& st) {

@@ -168,12 +168,12 @@ struct compiler {
         is_query_operator(v.as_document().front().name)) {
       c.m = pull_condition::mode::wrapped;  // {$gt: 1}: a condition on each element
       auto f = filter::compile(document{field{"v", v}});
-      if (!f) return make_error("`$pull` at " + q(op.text) + ": " + f.error().message);
+      if (!f) return make_error("`$pull` at " + q(op.text) + ": " + f.error().message, f.error().kind);
       c.matcher = std::move(*f);
     } else if (v.is_document()) {
       c.m = pull_condition::mode::object;  // {b: 1}: a query on document elements
       auto f = filter::compile(v.as_document());
-      if (!f) return make_error("`$pull` at " + q(op.text) + ": " + f.error().message);
+      if (!f) return make_error("`$pull` at " + q(op.text) + ": " + f.error().message, f.error().kind);
       c.matcher = std::move(*f);
     } else {
       c.literal = v;
@@ -278,7 +278,7 @@ struct compiler {
         return make_error("found multiple array filters with the same identifier " + q(id));
       }
       auto f = filter::compile(filters[i].as_document());
-      if (!f) return make_error(where + ": " + f.error().message);
+      if (!f) return make_error(where + ": " + f.error().message, f.error().kind);
       filter_ids.emplace(id, out.filters.size());
       out.filters.push_back(array_filter{id, std::move(*f)});
     }

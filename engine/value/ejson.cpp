@@ -136,7 +136,7 @@ result<value> convert_wrapper(std::string_view key, const bj::value& arg) {
   if (key == "$date") {
     if (s) {
       auto millis = parse_iso8601(view(*s));
-      if (!millis) return make_error("invalid $date value: " + millis.error().message);
+      if (!millis) return make_error("invalid $date value: " + millis.error().message, millis.error().kind);
       return value(date_time{*millis});
     }
     if (arg.is_int64()) return value(date_time{arg.get_int64()});
@@ -288,7 +288,7 @@ class converter {
 
  private:
   failure too_deep() const {
-    return make_error("document nesting exceeds " + std::to_string(limits_.max_depth) + " levels");
+    return make_error("document nesting exceeds " + std::to_string(limits_.max_depth) + " levels", failure_kind::limit_exceeded);
   }
 
   ejson_limits limits_;

@@ -94,9 +94,9 @@ class mysql_adapter final : public adapter {
     auto ms = dl.timeout().count();
     std::string secs = std::to_string(ms / 1000) + "." + std::to_string(1000 + ms % 1000).substr(1);
     if (s.command("SET SESSION max_statement_time = " + secs)) return {};
-    if (mysql_errno(s.handle()) != ER_UNKNOWN_SYSTEM_VARIABLE) return make_error(s.error_message());
+    if (mysql_errno(s.handle()) != ER_UNKNOWN_SYSTEM_VARIABLE) return s.error();
     if (s.command("SET SESSION max_execution_time = " + std::to_string(ms))) return {};
-    return make_error(s.error_message());
+    return s.error();
   }
 
   status begin_read_only(my_session& s, const deadline& dl) {
@@ -165,8 +165,8 @@ class mysql_adapter final : public adapter {
       }
       if (s.broken())
         return make_error(st.error().message +
-                          " — the connection was lost while the write ran: whether it was committed is unknown");
-      return make_error(st.error().message + " (" + std::string(note) + ")");
+                          " — the connection was lost while the write ran: whether it was committed is unknown", failure_kind::unavailable);
+      return make_error(st.error().message + " (" + std::string(note) + ")", st.error().kind);
     }
     if (!out.columns.empty()) out.affected.reset();
     out.committed = !s.in_transaction();

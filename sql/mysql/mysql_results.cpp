@@ -99,11 +99,11 @@ status run_text(my_session& s, std::string_view sql, const exec_options& opts, b
   if (mysql_real_query(m, sql.data(), sql.size()) != 0) {
     error_no = mysql_errno(m);
     if (mysql_errno(m) >= 2000) s.mark_broken();
-    return make_error(s.error_message());
+    return s.error();
   }
   std::unique_ptr<MYSQL_RES, res_closer> res(mysql_use_result(m));
   if (!res) {
-    if (mysql_field_count(m) != 0) return make_error(s.error_message());
+    if (mysql_field_count(m) != 0) return s.error();
     out.affected = static_cast<std::int64_t>(mysql_affected_rows(m));
     return {};
   }
@@ -127,7 +127,7 @@ status run_text(my_session& s, std::string_view sql, const exec_options& opts, b
   }
   if (!rows.full() && mysql_errno(m) != 0) {
     error_no = mysql_errno(m);
-    return make_error(s.error_message());
+    return s.error();
   }
   res.reset();  // frees (and drains) the rest
   if (mysql_errno(m) >= 2000) s.mark_broken();
@@ -144,7 +144,7 @@ status my_run_statement(my_session& s, std::string_view sql, const exec_options&
     bool on_handle = error_no == 0;  // some failures are reported on the connection only
     if (on_handle) error_no = mysql_errno(s.handle());
     if (error_no >= 2000 || error_no == 0) s.mark_broken();
-    return make_error(on_handle ? s.error_message() : s.stmt_error_message(st));
+    return on_handle ? s.error() : s.stmt_error(st);
   };
   std::unique_ptr<MYSQL_STMT, stmt_closer> st(mysql_stmt_init(s.handle()));
   if (!st) return make_error("cannot prepare a MariaDB statement: out of memory");

@@ -73,7 +73,7 @@ result<json::object> my_table_indexes(my_session& s, std::string_view schema, st
   if (!found) return std::move(found).error();
   if (found->empty() || !(*found)[0][0]) {
     std::string where = schema.empty() ? " in the current database" : " in schema `" + sch + "`";
-    return make_error("table `" + tab + "` does not exist" + where);
+    return make_error("table `" + tab + "` does not exist" + where, failure_kind::not_found);
   }
   std::string in_schema = *(*found)[0][0];
   auto rows = s.query(

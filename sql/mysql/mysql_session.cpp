@@ -29,7 +29,7 @@ struct stmt_closer {
 result<MYSQL*> my_open(const config::connection& conn, std::chrono::milliseconds connect_budget) {
   std::call_once(library_once, [] { mysql_library_init(0, nullptr, nullptr); });
   MYSQL* m = mysql_init(nullptr);
-  if (!m) return make_error("cannot connect to MariaDB: out of memory");
+  if (!m) return make_error("cannot connect to MariaDB: out of memory", failure_kind::unavailable);
   unsigned connect_s = static_cast<unsigned>(std::max<long long>(
       2, std::chrono::duration_cast<std::chrono::seconds>(connect_budget).count()));
   // A last-resort bound on every blocking read: the watchdog normally stops statements first.
@@ -49,14 +49,16 @@ result<MYSQL*> my_open(const config::connection& conn, std::chrono::milliseconds
                           conn.port, socket ? conn.host.c_str() : nullptr, 0)) {
     std::string msg = format_error(mysql_errno(m), mysql_sqlstate(m), mysql_error(m));
     mysql_close(m);
-    return make_error("cannot connect to MariaDB/MySQL: " + msg);
+    return make_error("cannot connect to MariaDB/MySQL: " + msg, failure_kind::unavailable);
   }
   mysql_set_server_option(m, MYSQL_OPTION_MULTI_STATEMENTS_OFF);
   return m;
 }
 
 result<std::unique_ptr<my_session>> my_session::connect(const config::connection& conn, const deadline& dl) {
-  if (dl.expired()) return make_error("cannot connect to MariaDB/MySQL: " + dl.stop_message("no statement ran"));
+  if (dl.expired()) {
+    return make_error("cannot connect to MariaDB/MySQL: " + dl.stop_message("no statement ran"), dl.stop_kind());
+  }
   auto m = my_open(conn, dl.remaining());
   if (!m) return std::move(m).error();
   return std::unique_ptr<my_session>(new my_session(*m));
@@ -72,10 +74,16 @@ std::string my_session::stmt_error_message(MYSQL_STMT* st) const {
   return format_error(mysql_stmt_errno(st), mysql_stmt_sqlstate(st), mysql_stmt_error(st));
 }
 
+failure my_session::error() const { return make_error(error_message(), sqlstate_kind(mysql_sqlstate(m_))); }
+
+failure my_session::stmt_error(MYSQL_STMT* st) const {
+  return make_error(stmt_error_message(st), sqlstate_kind(mysql_stmt_sqlstate(st)));
+}
+
 status my_session::command(std::string_view sql) {
   if (mysql_real_query(m_, sql.data(), sql.size()) != 0) {
     if (mysql_errno(m_) >= 2000) broken_ = true;  // client errors: the connection is in doubt
-    return make_error(error_message());
+    return error();
   }
   // Our commands return no rows; drain defensively.
   if (MYSQL_RES* res = mysql_store_result(m_)) mysql_free_result(res);
@@ -85,7 +93,7 @@ status my_session::command(std::string_view sql) {
 result<std::vector<my_row>> my_session::query(std::string_view sql, const std::vector<std::string>& params) {
   std::unique_ptr<MYSQL_STMT, stmt_closer> st(mysql_stmt_init(m_));
   if (!st) return make_error("cannot prepare a MariaDB statement: out of memory");
-  if (mysql_stmt_prepare(st.get(), sql.data(), sql.size()) != 0) return make_error(stmt_error_message(st.get()));
+  if (mysql_stmt_prepare(st.get(), sql.data(), sql.size()) != 0) return stmt_error(st.get());
   std::vector<MYSQL_BIND> in(params.size());
   std::vector<unsigned long> in_len(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) {
@@ -96,8 +104,8 @@ result<std::vector<my_row>> my_session::query(std::string_view sql, const std::v
     in[i].buffer_length = in_len[i];
     in[i].length = &in_len[i];
   }
-  if (!params.empty() && mysql_stmt_bind_param(st.get(), in.data()) != 0) return make_error(stmt_error_message(st.get()));
-  if (mysql_stmt_execute(st.get()) != 0) return make_error(stmt_error_message(st.get()));
+  if (!params.empty() && mysql_stmt_bind_param(st.get(), in.data()) != 0) return stmt_error(st.get());
+  if (mysql_stmt_execute(st.get()) != 0) return stmt_error(st.get());
   std::vector<my_row> rows;
   unsigned n = mysql_stmt_field_count(st.get());
   if (n == 0) return rows;
@@ -112,11 +120,11 @@ result<std::vector<my_row>> my_session::query(std::string_view sql, const std::v
     out[i].length = &len[i];
     out[i].is_null = reinterpret_cast<my_bool*>(&nulls[i]);
   }
-  if (mysql_stmt_bind_result(st.get(), out.data()) != 0) return make_error(stmt_error_message(st.get()));
+  if (mysql_stmt_bind_result(st.get(), out.data()) != 0) return stmt_error(st.get());
   for (;;) {
     int rc = mysql_stmt_fetch(st.get());
     if (rc == MYSQL_NO_DATA) break;
-    if (rc == 1) return make_error(stmt_error_message(st.get()));
+    if (rc == 1) return stmt_error(st.get());
     my_row row(n);
     for (unsigned i = 0; i < n; ++i) {
       if (nulls[i]) continue;
@@ -126,7 +134,7 @@ result<std::vector<my_row>> my_session::query(std::string_view sql, const std::v
         b.buffer_type = MYSQL_TYPE_STRING;
         b.buffer = v.data();
         b.buffer_length = len[i];
-        if (mysql_stmt_fetch_column(st.get(), &b, i, 0) != 0) return make_error(stmt_error_message(st.get()));
+        if (mysql_stmt_fetch_column(st.get(), &b, i, 0) != 0) return stmt_error(st.get());
       }
       row[i] = std::move(v);
     }

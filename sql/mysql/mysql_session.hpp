@@ -53,6 +53,9 @@ class my_session {
   // "Error 1146 (42S02): Table 'x.y' doesn't exist"
   std::string error_message() const;
   std::string stmt_error_message(MYSQL_STMT* st) const;
+  // The same as failures, with the kind of their SQLSTATE (sqlstate_kind).
+  failure error() const;
+  failure stmt_error(MYSQL_STMT* st) const;
 
  private:
   explicit my_session(MYSQL* m) : m_(m) {}

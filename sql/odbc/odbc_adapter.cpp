@@ -224,12 +224,12 @@ class odbc_adapter final : public adapter {
     }
     if (fired) {
       s.mark_broken();
-      return make_error(dl.stop_message());
+      return make_error(dl.stop_message(), dl.stop_kind());
     }
     if (!st) {
       if (!reads && s.broken())
         return make_error(st.error().message + " — the connection was lost while the write ran: whether it was "
-                                               "committed is unknown");
+                                               "committed is unknown", failure_kind::unavailable);
       return st;
     }
     if (reads && extra_result)

@@ -192,7 +192,7 @@ result<std::vector<std::vector<std::optional<std::string>>>> odbc_fetch_all(odbc
     if (rc == SQL_NO_DATA) break;
     if (!SQL_SUCCEEDED(rc)) return make_error(s.stmt_message(stmt));
     if (rows.size() == max_rows)
-      return make_error("the catalog answer has more than " + std::to_string(max_rows) + " rows; narrow it with `schema` or `table`");
+      return make_error("the catalog answer has more than " + std::to_string(max_rows) + " rows; narrow it with `schema` or `table`", failure_kind::limit_exceeded);
     std::vector<std::optional<std::string>> row;
     for (SQLSMALLINT c = 1; c <= n; ++c) {
       bool fits = true;

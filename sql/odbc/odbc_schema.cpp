@@ -101,7 +101,7 @@ result<std::vector<relation>> list_relations(odbc_session& s, sql_dialect d, con
   SQLRETURN rc = SQLTables(stmt->get(), n.ptr(n.catalog, n.has_catalog), n.len(n.catalog, n.has_catalog),
                            n.ptr(n.schema, n.has_schema), n.len(n.schema, n.has_schema), n.ptr(n.table, n.has_table),
                            n.len(n.table, n.has_table), reinterpret_cast<SQLCHAR*>(kinds.data()), SQL_NTS);
-  if (!SQL_SUCCEEDED(rc)) return make_error(watch.fired() ? dl.stop_message() : s.stmt_message(*stmt));
+  if (!SQL_SUCCEEDED(rc)) return watch.fired() ? make_error(dl.stop_message(), dl.stop_kind()) : make_error(s.stmt_message(*stmt));
   auto rows = odbc_fetch_all(s, *stmt, k_max_relations);
   if (!rows) return std::move(rows).error();
   for (auto& r : *rows) {
@@ -125,7 +125,7 @@ result<rows_t> catalog(odbc_session& s, const deadline& dl, Call&& call) {
   auto stmt = s.statement();
   if (!stmt) return std::move(stmt).error();
   cancel_watch watch(stmt->get(), dl);
-  if (!SQL_SUCCEEDED(call(stmt->get()))) return make_error(watch.fired() ? dl.stop_message() : s.stmt_message(*stmt));
+  if (!SQL_SUCCEEDED(call(stmt->get()))) return watch.fired() ? make_error(dl.stop_message(), dl.stop_kind()) : make_error(s.stmt_message(*stmt));
   return odbc_fetch_all(s, *stmt, k_max_relations);
 }
 
@@ -209,7 +209,7 @@ result<json::object> odbc_table_indexes(odbc_session& s, sql_dialect d, const de
   if (!rels) return std::move(rels).error();
   if (rels->empty())
     return make_error("table `" + std::string(table) + "` does not exist" +
-                      (schema.empty() ? std::string() : " in schema `" + std::string(schema) + "`"));
+                      (schema.empty() ? std::string() : " in schema `" + std::string(schema) + "`"), failure_kind::not_found);
   relation& r = rels->front();
   auto stats = catalog(s, dl, [&](SQLHSTMT h) {
     return SQLStatistics(h, r.catalog.empty() ? nullptr : reinterpret_cast<SQLCHAR*>(r.catalog.data()),

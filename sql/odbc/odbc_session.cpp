@@ -182,8 +182,10 @@ result<std::unique_ptr<odbc_session>> odbc_session::connect(const config::connec
                                   SQL_DRIVER_NOPROMPT);
   std::fill(text.begin(), text.end(), '\0');
   if (!SQL_SUCCEEDED(rc)) {
-    if (dl.expired()) return make_error("cannot connect through ODBC: " + dl.stop_message("no statement ran"));
-    return make_error("cannot connect through ODBC: " + odbc_message(SQL_HANDLE_DBC, s->dbc_, conn.password));
+    if (dl.expired()) {
+      return make_error("cannot connect through ODBC: " + dl.stop_message("no statement ran"), dl.stop_kind());
+    }
+    return make_error("cannot connect through ODBC: " + odbc_message(SQL_HANDLE_DBC, s->dbc_, conn.password), failure_kind::unavailable);
   }
   s->connected_ = true;
   char name[256] = {0};
@@ -271,8 +273,10 @@ status odbc_session::exec(const odbc_stmt& stmt, std::string_view sql, const dea
   std::string state;
   std::string msg = stmt_message(stmt, &state);
   if (state.rfind("08", 0) == 0) broken_ = true;
-  if (dl.expired() || (cancelled && *cancelled)) return make_error(dl.stop_message());
-  return make_error(msg);
+  if (dl.expired() || (cancelled && *cancelled)) return make_error(dl.stop_message(), dl.stop_kind());
+  // The kind from the SQLSTATE the driver reports (a driver that says only HY000, such as
+  // SQLite's, leaves it invalid_argument).
+  return make_error(msg, state == "HYT00" ? failure_kind::busy : sqlstate_kind(state));
 }
 
 std::string odbc_session::stmt_message(const odbc_stmt& stmt, std::string* sqlstate) const {

@@ -66,7 +66,7 @@ class postgres_adapter final : public adapter {
     auto out = collect(s, sql, opts, dl, opts.read_only, shape);
     if (!out && !opts.read_only && s.broken())
       out = make_error(out.error().message +
-                       " — the connection was lost while the write ran: whether it was committed is unknown");
+                       " — the connection was lost while the write ran: whether it was committed is unknown", failure_kind::unavailable);
     // The columns' nullability is read in the reset's round trip (for reads still inside the
     // read-only transaction), unless the transaction is aborted.
     std::optional<pg_command> nullability;
@@ -92,7 +92,7 @@ class postgres_adapter final : public adapter {
                      },
                      false);
       if (!r) return std::move(r).error();
-      if (auto e = statement_error(s.conn(), *r, dl, ""); !e.empty()) return make_error(e);
+      if (auto e = statement_error(s.conn(), *r, dl, "")) return std::move(*e);
       auto plan = omgdb::json::parse_strict(plan_text);
       if (!plan) return make_error("PostgreSQL returned a plan that is not JSON");
       return json::object{{"plan", std::move(plan).value()}};
@@ -147,16 +147,20 @@ class postgres_adapter final : public adapter {
     return {};
   }
 
-  // "" when the statement succeeded (or was cancelled only because we had enough rows).
-  std::string statement_error(PGconn* conn, const pg_outcome& r, const deadline& dl, std::string_view write_note) {
-    if (!r.final) return r.stopped ? dl.stop_message() : "PostgreSQL returned no result";
+  // Nothing when the statement succeeded (or was cancelled only because we had enough rows).
+  std::optional<failure> statement_error(PGconn* conn, const pg_outcome& r, const deadline& dl,
+                                         std::string_view write_note) {
+    if (!r.final) {
+      if (r.stopped) return make_error(dl.stop_message(), dl.stop_kind());
+      return make_error("PostgreSQL returned no result", failure_kind::internal);
+    }
     auto st = PQresultStatus(r.final.get());
-    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) return "";
-    if (r.budget_cancel && is_cancel_error(r.final.get())) return "";
-    if (r.stopped || (is_cancel_error(r.final.get()) && dl.expired())) return dl.stop_message();
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) return std::nullopt;
+    if (r.budget_cancel && is_cancel_error(r.final.get())) return std::nullopt;
+    if (r.stopped || (is_cancel_error(r.final.get()) && dl.expired())) return make_error(dl.stop_message(), dl.stop_kind());
     if (is_cancel_error(r.final.get()) && !r.cancel_sent)  // the server's statement_timeout
-      return dl.stop_message();
-    return pg_error_message(r.final.get(), conn) + std::string(write_note);
+      return make_error(dl.stop_message(), failure_kind::limit_exceeded);
+    return make_error(pg_error_message(r.final.get(), conn) + std::string(write_note), pg_error_kind(r.final.get()));
   }
 
   result<exec_outcome> collect(pg_session& s, std::string_view sql, const exec_options& opts, const deadline& dl,
@@ -189,8 +193,9 @@ class postgres_adapter final : public adapter {
                    },
                    read_only, preamble);
     if (!r) return std::move(r).error();
-    std::string err = statement_error(s.conn(), *r, dl, read_only ? "" : " (nothing was committed)");
-    if (!err.empty()) return make_error(std::move(err));
+    if (auto err = statement_error(s.conn(), *r, dl, read_only ? "" : " (nothing was committed)")) {
+      return std::move(*err);
+    }
     if (PQresultStatus(r->final.get()) == PGRES_EMPTY_QUERY) return make_error("the SQL text contains no statement");
     out.columns = pg_columns(r->shape.get(), types_);
     if (!r->budget_cancel && changes_rows(r->final.get())) {

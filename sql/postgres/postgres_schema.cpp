@@ -88,7 +88,7 @@ result<json::object> pg_table_indexes(pg_session& s, const deadline& dl, std::st
   if (!t) return std::move(t).error();
   if (PQntuples(t->get()) == 0) {
     std::string where = schema.empty() ? " (on the search_path)" : " in schema `" + std::string(schema) + "`";
-    return make_error("table `" + std::string(table) + "` does not exist" + where);
+    return make_error("table `" + std::string(table) + "` does not exist" + where, failure_kind::not_found);
   }
   std::string oid = PQgetvalue(t->get(), 0, 0);
   std::string nsp = PQgetvalue(t->get(), 0, 1);

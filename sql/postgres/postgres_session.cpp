@@ -25,6 +25,21 @@ bool poll_socket(PGconn* c, short events) {
 
 }  // namespace
 
+failure_kind pg_error_kind(const PGresult* r) {
+  const char* raw = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+  const std::string_view state = raw ? raw : "";
+  if (state == "42P01" || state == "42883" || state == "3F000" || state == "42704") return failure_kind::not_found;
+  if (state == "42501" || state == "25006") return failure_kind::permission_denied;
+  if (state == "57014") return failure_kind::cancelled;
+  if (state == "40001" || state == "40P01" || state == "55P03") return failure_kind::busy;
+  const std::string_view cls = state.substr(0, 2);
+  if (cls == "23") return failure_kind::conflict;
+  if (cls == "08") return failure_kind::unavailable;
+  if (cls == "53" || cls == "54") return failure_kind::limit_exceeded;
+  if (cls == "XX") return failure_kind::corrupt;
+  return failure_kind::invalid_argument;
+}
+
 std::string pg_error_message(const PGresult* r, PGconn* conn) {
   std::string msg = r ? PQresultErrorMessage(r) : "";
   if (msg.empty()) msg = PQerrorMessage(conn);
@@ -57,16 +72,18 @@ result<std::unique_ptr<pg_session>> pg_session::connect(const config::connection
   values.push_back(nullptr);
 
   PGconn* c = PQconnectStartParams(keys.data(), values.data(), 0);
-  if (!c) return make_error("cannot connect to PostgreSQL: out of memory");
+  if (!c) return make_error("cannot connect to PostgreSQL: out of memory", failure_kind::unavailable);
   std::unique_ptr<pg_session> s(new pg_session(c));
   PQsetNoticeProcessor(c, ignore_notice, nullptr);
   if (PQstatus(c) == CONNECTION_BAD)
-    return make_error("cannot connect to PostgreSQL: " + clean_message(PQerrorMessage(c)));
+    return make_error("cannot connect to PostgreSQL: " + clean_message(PQerrorMessage(c)), failure_kind::unavailable);
   PostgresPollingStatusType st = PGRES_POLLING_WRITING;
   while (st != PGRES_POLLING_OK) {
     if (st == PGRES_POLLING_FAILED)
-      return make_error("cannot connect to PostgreSQL: " + clean_message(PQerrorMessage(c)));
-    if (dl.expired()) return make_error("cannot connect to PostgreSQL: " + dl.stop_message("no statement ran"));
+      return make_error("cannot connect to PostgreSQL: " + clean_message(PQerrorMessage(c)), failure_kind::unavailable);
+    if (dl.expired()) {
+      return make_error("cannot connect to PostgreSQL: " + dl.stop_message("no statement ran"), dl.stop_kind());
+    }
     poll_socket(c, st == PGRES_POLLING_READING ? POLLIN : POLLOUT);
     st = PQconnectPoll(c);
   }
@@ -100,11 +117,13 @@ status pg_session::wait_readable(const deadline& dl, pg_outcome& out) {
     }
     if (sent_here && std::chrono::steady_clock::now() - cancelled_at > cancel_grace) {
       broken_ = true;
-      return make_error("the server did not answer within 5 s of the cancel request; the connection was closed");
+      return make_error("the server did not answer within 5 s of the cancel request; the connection was closed",
+                        dl.expired() ? dl.stop_kind() : failure_kind::unavailable);
     }
     if (!poll_socket(conn_, POLLIN) || !PQconsumeInput(conn_)) {
       broken_ = true;
-      return make_error("lost the connection to PostgreSQL: " + clean_message(PQerrorMessage(conn_)));
+      return make_error("lost the connection to PostgreSQL: " + clean_message(PQerrorMessage(conn_)),
+                        failure_kind::unavailable);
     }
   }
   return {};
@@ -182,8 +201,9 @@ result<pg_outcome> pg_session::run(std::string_view sql, const std::vector<std::
       std::string msg = out.stopped ? dl.stop_message()
                                     : "setting up the transaction failed, so the statement did not run: " +
                                           pg_error_message(last.get(), conn_);
+      const failure_kind kind = out.stopped ? dl.stop_kind() : pg_error_kind(last.get());
       if (auto e = end_pipeline(); !e) return std::move(e).error();
-      return make_error(std::move(msg));
+      return make_error(std::move(msg), kind);
     }
   }
   if (!PQsetSingleRowMode(conn_)) {
@@ -264,8 +284,8 @@ result<pg_result_ptr> pg_session::collect_command(const deadline& dl) {
     else last.reset(raw);
   }
   if (failed) {
-    if (out.stopped) return make_error(dl.stop_message());
-    return make_error(pg_error_message(failed.get(), conn_));
+    if (out.stopped) return make_error(dl.stop_message(), dl.stop_kind());
+    return make_error(pg_error_message(failed.get(), conn_), pg_error_kind(failed.get()));
   }
   if (!last) return make_error("PostgreSQL returned no result");
   return last;

@@ -102,5 +102,10 @@ class pg_session {
 
 // The server's message for a failed result: "ERROR:  … (SQLSTATE 42P01)".
 std::string pg_error_message(const PGresult* r, PGconn* conn);
+// Its kind, from the SQLSTATE class: 42P01/42883/3F000 (undefined table, function, schema)
+// not_found; 23 (integrity) and 40 (serialization, deadlock) conflict/busy; 42501 and 25006
+// (privilege, read-only transaction) permission_denied; 08 (connection) unavailable; 53
+// (resources) limit_exceeded; 57014 cancelled; XX (internal) corrupt; else invalid_argument.
+failure_kind pg_error_kind(const PGresult* r);
 
 }  // namespace omgdb::sql::detail

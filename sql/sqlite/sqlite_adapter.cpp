@@ -102,7 +102,7 @@ class sqlite_adapter final : public adapter {
                                     {"parent", sqlite3_column_int64(stmt.get(), 1)},
                                     {"detail", sqlite_column_value(stmt.get(), 3)}});
       }
-      if (rc != SQLITE_DONE) return make_error(s.error_message(rc));
+      if (rc != SQLITE_DONE) return s.error(rc);
       return json::object{{"plan", std::move(rows)}};
     };
     if (opts.read_only) {
@@ -196,7 +196,7 @@ class sqlite_adapter final : public adapter {
       bool stopped = (rc & 0xff) == SQLITE_INTERRUPT && dl.expired();
       std::string msg = s.error_message(rc);
       if (!stopped && !reads_only && !opts.read_only) msg += " (nothing was committed)";
-      return make_error(std::move(msg));
+      return make_error(std::move(msg), s.error_kind(rc));
     }
     if (!reads_only) {
       out.affected = sqlite3_changes64(s.db());

@@ -38,7 +38,7 @@ result<rows_t> query(sqlite_session& s, std::string_view sql, std::initializer_l
     for (int c = 0; c < n; ++c) row.push_back(sqlite_column_value(stmt.get(), c));
     rows.push_back(std::move(row));
   }
-  if (rc != SQLITE_DONE) return make_error(s.error_message(rc));
+  if (rc != SQLITE_DONE) return s.error(rc);
   return rows;
 }
 
@@ -100,7 +100,7 @@ result<json::object> sqlite_table_indexes(sqlite_session& s, std::string_view sc
   if (!exists) return std::move(exists).error();
   if (exists->empty())
     return make_error("table `" + std::string(table) + "` does not exist" +
-                      (main_schema(schema) ? std::string() : " in schema `" + std::string(schema) + "`"));
+                      (main_schema(schema) ? std::string() : " in schema `" + std::string(schema) + "`"), failure_kind::not_found);
   json::array indexes;
   // A rowid alias (a single INTEGER PRIMARY KEY column) is the table's primary key without an index entry.
   auto pk = query(s, "SELECT name, type FROM pragma_table_info(?1) WHERE pk > 0", {table});

@@ -151,7 +151,7 @@ result<sqlite3_stmt*> sqlite_session::prepare_one(std::string_view sql) {
   int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), 0, &stmt, &tail);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt);
-    return make_error(error_message(rc));
+    return error(rc);
   }
   if (!stmt) return make_error("the SQL text contains no statement");
   std::string_view rest(tail ? tail : "", tail ? static_cast<std::size_t>(sql.data() + sql.size() - tail) : 0);
@@ -171,6 +171,25 @@ std::string sqlite_session::error_message(int rc) const {
                       : "not authorized: the statement reaches outside the database (ATTACH or a file "
                         "function)";
   return "SQLite error: " + msg;
+}
+
+failure_kind sqlite_session::error_kind(int rc) const {
+  switch (rc & 0xff) {
+    case SQLITE_INTERRUPT:
+      return watching_ && watching_->expired() ? watching_->stop_kind() : failure_kind::cancelled;
+    case SQLITE_AUTH: return failure_kind::permission_denied;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return failure_kind::busy;
+    case SQLITE_CONSTRAINT: return failure_kind::conflict;
+    case SQLITE_READONLY:
+    case SQLITE_PERM: return failure_kind::permission_denied;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return failure_kind::corrupt;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN: return failure_kind::io;
+    default: return failure_kind::invalid_argument;
+  }
 }
 
 boost::json::value sqlite_column_value(sqlite3_stmt* stmt, int i) {

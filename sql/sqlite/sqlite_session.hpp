@@ -43,6 +43,11 @@ class sqlite_session {
   // The handle's last error, or the deadline's stop message when the progress handler
   // interrupted the statement.
   std::string error_message(int rc) const;
+  // The kind of that error: the deadline's stop kind after an interrupt it caused, then
+  // permission_denied (the authorizer), busy (a lock), conflict (a constraint), else
+  // invalid_argument.
+  failure_kind error_kind(int rc) const;
+  failure error(int rc) const { return make_error(error_message(rc), error_kind(rc)); }
 
   // True when the statement prepared last is `PRAGMA [schema.]journal_mode` without a value on
   // a read-only handle: it only reports the mode, but SQLite's sqlite3_stmt_readonly calls it a

@@ -13,9 +13,10 @@ import unittest
 
 BIN = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else os.environ['OMGDB_BIN']
 
-# The documented mapping (docs/cli.md, "omgdb call"): 3 + the failure kind's index.
+# The documented mapping (docs/errors.md): 3 + the failure kind's index.
 EXIT = {'invalid_argument': 3, 'not_found': 4, 'conflict': 5, 'busy': 6, 'cancelled': 7,
-        'limit_exceeded': 8, 'unavailable': 9, 'corrupt': 10, 'io': 11, 'internal': 12}
+        'limit_exceeded': 8, 'unavailable': 9, 'corrupt': 10, 'io': 11, 'internal': 12,
+        'permission_denied': 13}
 
 
 class Call(unittest.TestCase):
@@ -88,11 +89,11 @@ class Call(unittest.TestCase):
         self.seed()
         drop = {'path': self.store, 'collection': 'users'}
         r = self.call('drop_collection', drop)
-        self.assertEqual(r.returncode, EXIT['invalid_argument'])
+        self.assertEqual(r.returncode, EXIT['permission_denied'])
         self.assertEqual(r.stdout, '')
         self.assertIn('requires `dangerous` scope but this server runs with `read-write` scope', r.stderr)
         r = self.call('insert', {'path': self.store, 'collection': 'users', 'document': {'_id': 9}}, '--scope', 'read')
-        self.assertEqual(r.returncode, EXIT['invalid_argument'])
+        self.assertEqual(r.returncode, EXIT['permission_denied'])
         self.assertIn('requires `read-write` scope', r.stderr)
         r = self.call('drop_collection', drop, '--scope', 'dangerous')
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -102,7 +103,7 @@ class Call(unittest.TestCase):
     def test_omgdb_scope_in_the_environment_applies_as_it_does_to_omgdb_mcp(self):
         self.env['OMGDB_SCOPE'] = 'read'
         r = self.call('insert', {'path': self.store, 'collection': 'users', 'document': {'_id': 1}})
-        self.assertEqual(r.returncode, EXIT['invalid_argument'])
+        self.assertEqual(r.returncode, EXIT['permission_denied'])
         self.assertIn('requires `read-write` scope but this server runs with `read` scope', r.stderr)
 
     def test_the_decoder_refuses_what_mcp_refuses_with_the_same_message(self):
@@ -112,7 +113,8 @@ class Call(unittest.TestCase):
                  ('fnid', {'path': self.store})]
         for tool, args in cases:
             r = self.call(tool, args)
-            self.assertEqual(r.returncode, EXIT['invalid_argument'], (tool, args, r.stderr))
+            want = 'not_found' if tool == 'fnid' else 'invalid_argument'
+            self.assertEqual(r.returncode, EXIT[want], (tool, args, r.stderr))
             mcp = self.mcp_result(tool, args)
             self.assertTrue(mcp['isError'])
             self.assertEqual(r.stderr.strip(), mcp['content'][0]['text'])
@@ -131,6 +133,39 @@ class Call(unittest.TestCase):
                                                                'in': {'$concat': ['$$value', '$$value']}}}}}]},
                       '--call-memory', '1048576')
         self.assertEqual(r.returncode, EXIT['limit_exceeded'], r.stderr)
+
+    def test_every_tool_error_carries_its_kind_and_the_exit_status_follows_it(self):
+        self.seed()
+        cases = [
+            # A declared bound: maxScannedDocuments and maxMutations refusals.
+            ('update_many', {'path': self.store, 'collection': 'users', 'filter': {}, 'update': {'$set': {'x': 1}},
+                             'maxScannedDocuments': 2}, 'limit_exceeded'),
+            ('delete_many', {'path': self.store, 'collection': 'users', 'filter': {}, 'maxMutations': 1},
+             'limit_exceeded'),
+            # Something that does not exist: a collection, an index, a plan, a tool.
+            ('drop_index', {'path': self.store, 'collection': 'nobody', 'name': 'x_1'}, 'not_found'),
+            ('drop_index', {'path': self.store, 'collection': 'users', 'name': 'nope_1'}, 'not_found'),
+            ('apply', {'path': self.store, 'token': 'f' * 32}, 'not_found'),
+            ('no_such_tool', {}, 'not_found'),
+            # What contradicts what exists.
+            ('insert', {'path': self.store, 'collection': 'users', 'document': {'_id': 1}}, 'conflict'),
+            # A malformed request.
+            ('find', {'path': self.store, 'collection': 'users', 'filter': {'$bogus': 1}}, 'invalid_argument'),
+        ]
+        retryable = {'busy', 'cancelled', 'unavailable', 'io'}
+        for tool, args, kind in cases:
+            r = self.call(tool, args)
+            self.assertEqual(r.returncode, EXIT[kind], (tool, r.stderr))
+            mcp = self.mcp_result(tool, args)
+            self.assertTrue(mcp['isError'], (tool, mcp))
+            error = {'kind': kind, 'retryable': kind in retryable}
+            self.assertEqual(mcp['_meta'], {'error': error}, tool)
+            self.assertEqual(mcp['structuredContent'], {'error': error}, tool)  # 2025-06-18
+        # A scope above the ceiling: permission_denied, whatever the message says.
+        r = self.call('drop_collection', {'path': self.store, 'collection': 'users'}, '--scope', 'read-write')
+        self.assertEqual(r.returncode, EXIT['permission_denied'], r.stderr)
+        mcp = self.mcp_result('drop_collection', {'path': self.store, 'collection': 'users'}, '--scope', 'read')
+        self.assertEqual(mcp['_meta']['error']['kind'], 'permission_denied')
 
     def test_arguments_come_from_stdin_with_a_dash_and_must_be_one_json_object(self):
         self.seed()
@@ -154,7 +189,7 @@ class Call(unittest.TestCase):
         r = self.omgdb('call', 'list_collections', json.dumps({'path': self.store}))
         self.assertEqual(r.returncode, 0, r.stderr)
         r = self.omgdb('call', 'list_connections')
-        self.assertIn(r.returncode, (0, EXIT['invalid_argument']))
+        self.assertIn(r.returncode, (0, EXIT['not_found']))  # not_found: no such tool
         self.assertEqual(r.returncode == 0, 'list_connections' in self.omgdb('tools').stdout)
 
 

@@ -135,14 +135,47 @@ class ConfigCommands(unittest.TestCase):
         self.assertNotIn(SECRET, r.stdout + r.stderr)
 
 
+def with_sql_connection(directory):
+    """A config file with one SQLite connection: the server standalone mode stands in for."""
+    lite = os.path.join(directory, 'lite.sqlite')
+    open(lite, 'w').close()
+    cfg = os.path.join(directory, 'omgdb.toml')
+    with open(cfg, 'w') as f:
+        f.write('[[connections]]\nname = "lite"\ndialect = "sqlite"\nfile = "%s"\n' % lite)
+    return cfg
+
+
 class Standalone(unittest.TestCase):
+    def test_standalone_lists_the_eight_sql_tools_of_seed_003(self):
+        listing = [INIT, {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}},
+                   {'jsonrpc': '2.0', 'id': 3, 'method': 'tools/call', 'params': {'name': 'getActiveSql', 'arguments': {}}}]
+        empty = tempfile.mkdtemp(prefix='omgdb-empty-')
+        try:
+            env = {'HOME': empty, 'XDG_CONFIG_HOME': empty, 'XDG_STATE_HOME': empty}
+            r, alone = mcp_transcript(['--standalone'], listing, env=env, cwd=empty)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            names = [t['name'] for t in alone[1]['result']['tools']]
+            for name in ('getActiveSql', 'getActiveConnectionContext', 'getSchemaSummary', 'getTableIndexes',
+                         'explainSql', 'getLatestSqlExecutionError', 'proposeSqlEdit', 'executeSql'):
+                self.assertIn(name, names)
+            self.assertTrue(alone[2]['result']['isError'])
+            self.assertIn('unavailable', alone[2]['result']['content'][0]['text'])
+        finally:
+            shutil.rmtree(empty, ignore_errors=True)
+
     def test_the_catalogue_is_the_normal_one_and_calls_touch_nothing(self):
         listing = [INIT, {'jsonrpc': '2.0', 'method': 'notifications/initialized'},
                    {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}]
         empty = tempfile.mkdtemp(prefix='omgdb-empty-')
         try:
             env = {'HOME': empty, 'XDG_CONFIG_HOME': empty, 'XDG_STATE_HOME': empty}
-            _, normal = mcp_transcript(['--scope', 'dangerous'], listing, env=env)
+            # The server standalone mode stands in for: one with a SQL connection (its own
+            # directories: it keeps worksheets).
+            other = tempfile.mkdtemp(prefix='omgdb-normal-')
+            other_env = {'HOME': other, 'XDG_CONFIG_HOME': other, 'XDG_STATE_HOME': other}
+            _, normal = mcp_transcript(['--scope', 'dangerous', '--config', with_sql_connection(other)], listing,
+                                       env=other_env)
+            shutil.rmtree(other, ignore_errors=True)
             os.chmod(empty, 0o555)
             calls = [{'jsonrpc': '2.0', 'id': 10 + i, 'method': 'tools/call', 'params': {'name': name, 'arguments': args}}
                      for i, (name, args) in enumerate([
@@ -168,14 +201,17 @@ class Standalone(unittest.TestCase):
     def test_standalone_lists_what_the_normal_server_lists_at_the_same_scope(self):
         listing = [INIT, {'jsonrpc': '2.0', 'id': 2, 'method': 'tools/list', 'params': {}}]
         empty = tempfile.mkdtemp(prefix='omgdb-empty-')
+        config_dir = tempfile.mkdtemp(prefix='omgdb-cfg-')
         env = {'HOME': empty, 'XDG_CONFIG_HOME': empty, 'XDG_STATE_HOME': empty}
         names = lambda replies: [t['name'] for t in replies[1]['result']['tools']]
+        config_env = {'HOME': config_dir, 'XDG_CONFIG_HOME': config_dir, 'XDG_STATE_HOME': config_dir}
         for scope in ([], ['--scope', 'read'], ['--scope', 'read-write']):
-            _, normal = mcp_transcript(scope, listing, env=env)
+            _, normal = mcp_transcript(scope + ['--config', with_sql_connection(config_dir)], listing, env=config_env)
             r, alone = mcp_transcript(['--standalone'] + scope, listing, env=env, cwd=empty)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(normal[1]['result']['tools'], alone[1]['result']['tools'], scope)
             self.assertNotIn('drop_collection', names(alone))
+        shutil.rmtree(config_dir, ignore_errors=True)
         _, by_env = mcp_transcript(['--standalone'], listing, env=dict(env, OMGDB_SCOPE='read'), cwd=empty)
         self.assertNotIn('insert', names(by_env))
         shutil.rmtree(empty, ignore_errors=True)

@@ -189,13 +189,15 @@ class Requests(unittest.TestCase):
         r = post(D, modern('tools/list', meta={'io.modelcontextprotocol/logLevel': 'loud'}))
         self.assertEqual(error_of(r)['code'], -32602)
 
-    def test_a_tool_error_is_an_error_result_without_structured_content(self):
+    def test_a_tool_error_is_an_error_result_whose_structured_content_is_its_kind(self):
         r = post(D, modern('tools/call', {'name': 'get', 'arguments': {'path': STORE, 'collection': 'users'}}))
         res = r.json()['result']
         self.assertTrue(res['isError'])
         self.assertEqual(res['resultType'], 'complete')
         self.assertIn('missing argument `id`', res['content'][0]['text'])
-        self.assertNotIn('structuredContent', res)
+        error = {'error': {'kind': 'invalid_argument', 'retryable': False}}
+        self.assertEqual(res['structuredContent'], error)
+        self.assertEqual(res['_meta'], error)
 
     def test_progress_and_requested_log_lines_come_on_an_sse_stream_with_proxy_headers(self):
         body = modern('tools/call', {'name': 'test_tool_with_progress', 'arguments': {}},

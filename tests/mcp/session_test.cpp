@@ -210,6 +210,10 @@ TEST_CASE("a full queue answers server busy instead of growing") {
   auto busy = out.response(3);
   REQUIRE(busy);
   CHECK(text_of(*busy).rfind("Error: server busy", 0) == 0);
+  // The kind says it: worth retrying, whatever the message's words.
+  const auto& meta = busy->at("result").at("_meta").at("error");
+  CHECK(meta.at("kind") == bj::value("busy"));
+  CHECK(meta.at("retryable") == bj::value(true));
   g.release();
   s->wait_idle();
   CHECK(text_of(*out.response(2)) == "queued");

@@ -78,16 +78,47 @@ TEST_CASE("a document or null, and a list, are wrapped in an object as 2025-06-1
   CHECK_FALSE(mcp::output_schema(mcp::result_shape::text));
 }
 
-TEST_CASE("errors, prose and text that is not its shape get no structuredContent") {
-  auto failed = mcp::tool_result::failure("bad");
-  CHECK_FALSE(mcp::structured_content(failed, mcp::result_shape::json_object));
+TEST_CASE("prose and text that is not its shape get no structuredContent") {
   CHECK_FALSE(mcp::structured_content(texts({"# Manual"}), mcp::result_shape::text));
   CHECK_FALSE(mcp::structured_content(texts({"[1]"}), mcp::result_shape::json_object));
   CHECK_FALSE(mcp::structured_content(texts({"{\"a\":1}\nnot json\n"}), mcp::result_shape::ndjson));
-  auto res = result_of(mcp::call_result_envelope(bj::value(1), failed, mcp::result_shape::json_object, {true, true}));
-  CHECK_FALSE(res.contains("structuredContent"));
+}
+
+TEST_CASE("a failed call carries its kind in structuredContent from 2025-06-18 and in _meta in every era") {
+  auto failed = mcp::tool_result::failure("collection `x` does not exist", failure_kind::not_found);
+  const bj::value error(bj::object{{"error", bj::object{{"kind", "not_found"}, {"retryable", false}}}});
+  auto res = result_of(mcp::call_result_envelope(bj::value(1), failed, mcp::result_shape::ndjson, {true, true}));
+  CHECK(res.at("structuredContent") == error);
+  CHECK(res.at("_meta") == error);
   CHECK(res.at("isError") == bj::value(true));
   CHECK(res.at("resultType") == bj::value("complete"));
+  CHECK(res.at("content").at(0).at("text") == bj::value("Error: collection `x` does not exist"));
+  // A legacy client gets the kind in _meta only.
+  auto legacy = result_of(mcp::call_result_envelope(bj::value(1), failed, mcp::result_shape::ndjson, {}));
+  CHECK_FALSE(legacy.contains("structuredContent"));
+  CHECK(legacy.at("_meta") == error);
+  // Retryable kinds say so.
+  auto busy = result_of(mcp::call_result_envelope(bj::value(2), mcp::tool_result::failure("server busy", failure_kind::busy),
+                                                  mcp::result_shape::text, {true, false}));
+  CHECK(busy.at("_meta").at("error").at("retryable") == bj::value(true));
+  CHECK(busy.at("structuredContent").at("error").at("kind") == bj::value("busy"));
+  // A successful result has no _meta.
+  CHECK_FALSE(result_of(mcp::call_result_envelope(bj::value(3), texts({"{}"}), mcp::result_shape::json_object, {true, false}))
+                  .contains("_meta"));
+}
+
+TEST_CASE("the wrapped output schemas accept a failed call's structuredContent") {
+  for (auto shape : {mcp::result_shape::json_array, mcp::result_shape::json_value, mcp::result_shape::ndjson}) {
+    auto schema = mcp::output_schema(shape);
+    REQUIRE(schema);
+    const auto& props = schema->at("properties").as_object();
+    CHECK(props.contains("error"));
+    CHECK(props.at("error").at("required") == bj::value(bj::array{"kind", "retryable"}));
+    const auto& any = schema->at("anyOf").as_array();
+    REQUIRE(any.size() == 2);
+    CHECK(any[1].at("required") == bj::value(bj::array{"error"}));
+    CHECK_FALSE(schema->contains("required"));
+  }
 }
 
 TEST_CASE("tools/list entries gain outputSchema and _meta.requiredScope only for structured revisions") {

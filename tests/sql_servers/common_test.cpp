@@ -413,3 +413,32 @@ TEST_CASE("a value longer than the byte budget ends the result as truncated") {
 }
 
 }  // namespace omgdb::test
+
+namespace omgdb::test {
+
+// docs/errors.md: a database's failure keeps its kind (SQLSTATE class, SQLite result code), so
+// a client tells "no such table" from "fix the SQL" from "retry" without reading the text.
+TEST_CASE("database failures carry their kind: a missing table, a duplicate key, a write in a read-only call") {
+  for (const auto& t : all_targets()) {
+    const auto d = t.dialect;
+    CAPTURE(t.name());
+    auto a = open(t);
+    auto missing = a->table_indexes("", "no_such_table", ro());
+    REQUIRE(!missing.ok());
+    CHECK(missing.error().kind == failure_kind::not_found);
+    if (d != sql_dialect::sqlite) {  // SQLite reports a missing table as a generic SQLITE_ERROR
+      auto select = a->execute("SELECT * FROM no_such_table", ro());
+      REQUIRE(!select.ok());
+      CHECK(select.error().kind == failure_kind::not_found);
+    }
+    auto dup = a->execute("INSERT INTO scratch (k, v) VALUES ('dup', 1), ('dup', 2)", rw());
+    REQUIRE(!dup.ok());
+    // SQLite's ODBC driver reports every failure as HY000: nothing to tell a conflict by.
+    if (!(t.odbc && d == sql_dialect::sqlite)) CHECK(dup.error().kind == failure_kind::conflict);
+    auto bad = a->execute("SELEKT 1", ro());
+    REQUIRE(!bad.ok());
+    CHECK(bad.error().kind == failure_kind::invalid_argument);
+  }
+}
+
+}  // namespace omgdb::test

@@ -122,3 +122,22 @@ TEST_CASE("an off connection gets an error from every tool") {
     CHECK(has(r, "not available to MCP"));
   }
 }
+
+TEST_CASE("SQL failures carry their kind: a missing table, a refused write, an off connection, bad SQL") {
+  tool_caller c;
+  auto missing = c.call("getTableIndexes", R"({"connection":"ro","table":"nobody"})");
+  REQUIRE(missing.is_error);
+  CHECK(missing.kind == failure_kind::not_found);
+  auto refused = c.call("executeSql", R"({"connection":"auto","sql":"DELETE FROM people"})", auth::scope::read);
+  REQUIRE(refused.is_error);
+  CHECK(refused.kind == failure_kind::permission_denied);
+  auto off = c.call("getActiveSql", R"({"connection":"off"})");
+  REQUIRE(off.is_error);
+  CHECK(off.kind == failure_kind::unavailable);
+  auto bad = c.call("executeSql", R"({"connection":"auto","sql":"SELECT FROM WHERE"})");
+  REQUIRE(bad.is_error);
+  CHECK(bad.kind == failure_kind::invalid_argument);
+  auto no_column = c.call("executeSql", R"({"connection":"auto","sql":"SELECT nope FROM people"})");
+  REQUIRE(no_column.is_error);
+  CHECK(no_column.kind == failure_kind::invalid_argument);
+}

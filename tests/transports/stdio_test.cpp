@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <map>
 #include <string>
@@ -163,4 +164,41 @@ TEST_CASE("a client that stops reading stdout mid-stream ends the session cleanl
     CHECK(json::parse_strict(out.substr(start, nl - start)).ok());
     start = nl + 1;
   }
+}
+
+TEST_CASE("a client pipelining 1,000 tool calls over stdio gets every answer and no busy error") {
+  // The queue holds 256 calls (the default) and each call takes a millisecond: the reader must
+  // wait for room (the pipe holds the client back) rather than answer "server busy".
+  mcp::tool slow{"slow", "Answer after a millisecond.", {{"n", mcp::param_type::integer, true}}, {true, true, false},
+                 auth::scope::read, [](const bj::object& a, mcp::call_context&) {
+                   std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                   return mcp::tool_result::text(std::to_string(a.at("n").to_number<int>()));
+                 }};
+  mcp::server_options opts;
+  opts.workers = 2;
+  REQUIRE(opts.max_queue == 256);
+  mcp::server srv(opts, {slow});
+  std::string input;
+  constexpr int k_calls = 1000;
+  for (int id = 1; id <= k_calls; ++id) input += call(id, "slow", R"({"n":)" + std::to_string(id) + "}", false);
+  const std::string out = run_over_pipes(srv, input, 1 << 16);
+
+  std::map<int, std::string> answers;
+  std::size_t start = 0;
+  int busy = 0;
+  while (start < out.size()) {
+    const auto nl = out.find('\n', start);
+    REQUIRE(nl != std::string::npos);
+    auto v = json::parse_strict(out.substr(start, nl - start));
+    start = nl + 1;
+    REQUIRE(v.ok());
+    const auto& m = v->as_object();
+    const auto& result = m.at("result").as_object();
+    const std::string text(result.at("content").as_array().at(0).at("text").as_string());
+    if (text.find("busy") != std::string::npos) ++busy;
+    answers[m.at("id").to_number<int>()] = text;
+  }
+  CHECK(busy == 0);
+  REQUIRE(answers.size() == static_cast<std::size_t>(k_calls));
+  for (const auto& [id, text] : answers) CHECK(text == std::to_string(id));
 }
