@@ -13,10 +13,18 @@ std::shared_ptr<sql::service> make_sql_service(const config::settings& s, bool s
   o.approvals_enabled = s.approvals.enabled;
   o.max_pending = max_pending_approvals;
   auto svc = std::make_shared<sql::service>(s.connections, o);
-  if (svc->empty() || !serve_approvals) return svc;
-  if (!s.approvals.enabled) {
-    log::warning("SQL approvals are disabled ([approvals] enabled = false): every execution that needs a person "
-                 "fails closed");
+  if (!serve_approvals) return svc;
+  if (svc->empty() || !s.approvals.enabled) {
+    if (!svc->empty()) {
+      log::warning("SQL approvals are disabled ([approvals] enabled = false): every execution that needs a person "
+                   "fails closed");
+    }
+    // The channel still serves the store commands (`omgdb backup` of a store this process
+    // holds, docs/backup.md); approvals stay off (service::approvals_ready needs them enabled).
+    if (auto ok = svc->open_admin_channel(sql::admin_socket_dir()); !ok) {
+      log::debug("admin channel unavailable (`omgdb backup` of the stores this process holds will fail): " +
+                 ok.error().message);
+    }
     return svc;
   }
   if (auto ok = svc->open_admin_channel(sql::admin_socket_dir()); !ok) {

@@ -83,6 +83,9 @@ rocksdb::DBOptions db_options() {
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   o.max_background_jobs = 2;
   o.db_write_buffer_size = 64 << 20;  // all memtables of one store together
+  // The write-ahead log is bounded: past this size the families holding its oldest data are
+  // flushed, so the next open replays at most about this much (docs/limits.md).
+  o.max_total_wal_size = 128 << 20;
   // A torn last record (a crash mid-write) is dropped as before; damage before the end of the
   // log fails the open instead of silently dropping every write after it (store_recover.hpp).
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
@@ -226,7 +229,13 @@ status load_meta(store::impl& s) {
 }  // namespace
 
 store::impl::~impl() {
+  stop_trimmer(*this);
   if (db != nullptr) {
+    // A clean close leaves nothing for the next open to replay: the memtables go to table
+    // files (RocksDB does not flush them at close while the write-ahead log holds them).
+    rocksdb::FlushOptions fo;
+    fo.wait = true;
+    db->Flush(fo, handles).PermitUncheckedError();
     for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
     handles.clear();
     db->Close().PermitUncheckedError();
@@ -324,6 +333,7 @@ result<std::shared_ptr<store>> store::open(const std::string& path) {
   s->lock_fd = *fd;
   if (auto o = open_database(*s, fs::path(path)); !o) return std::move(o).error();
   if (auto m = load_meta(*s); !m) return std::move(m).error();
+  if (auto t = load_trim_state(*s); !t) return std::move(t).error();
   return std::shared_ptr<store>(new store(std::move(s)));
 }
 
