@@ -92,6 +92,9 @@ class store_registry;
 }  // namespace omgdb::engine
 
 namespace omgdb::daemon {
+// The config's store limits ([limits] write_budget_bytes, aggregation_stage_bytes) for every
+// store this process opens and every aggregate call it runs.
+void apply_store_limits(const config::settings& s);
 // Answers `backup` and `oplog_trim` of the stores this process holds on its admin socket.
 void serve_store_admin(std::shared_ptr<engine::store_registry> stores);
 

@@ -16,6 +16,7 @@
 #include "common/json.hpp"
 #include "daemon/commands.hpp"
 #include "engine/store/line_reader.hpp"
+#include "engine/store/process_defaults.hpp"
 #include "engine/store/store.hpp"
 #include "sql/admin.hpp"
 
@@ -197,6 +198,11 @@ int run_store_doctor(const std::string& path) {
             << "retention would free " << mib(s->trimmable_bytes) << " of op-log records now (`omgdb oplog trim "
             << path << "`)\n";
   return 0;
+}
+
+void apply_store_limits(const config::settings& s) {
+  engine::set_default_write_budget(s.write_budget_bytes);
+  engine::set_default_stage_bytes(static_cast<std::size_t>(s.aggregation_stage_bytes));
 }
 
 void serve_store_admin(std::shared_ptr<engine::store_registry> stores) {

@@ -38,7 +38,7 @@ handler_result verify(in_store& a, const call& c) {
   for (const auto& cache : engine::vector::cache_status(*a.store)) caches.push_back(doc_json(cache));  // docs/vectors.md
   bj::object out{{"ok", r.ok},
                  {"collections", std::move(collections)},
-                 {"oplog", bj::object{{"records", r.oplog_records}, {"lastSeq", r.last_seq}}},
+                 {"oplog", bj::object{{"records", r.oplog_records}, {"lastSeq", r.last_seq}, {"verifiedFromSeq", r.verified_from}}},
                  {"caches", std::move(caches)},
                  {"mismatches", std::move(mismatches)}};
   if (r.more_mismatches > 0) out["moreMismatches"] = r.more_mismatches;

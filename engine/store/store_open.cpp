@@ -17,6 +17,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
+#include "engine/store/process_defaults.hpp"
 #include "engine/store/store_detail.hpp"
 #include "engine/store/store_recover.hpp"
 
@@ -334,6 +335,7 @@ result<std::shared_ptr<store>> store::open(const std::string& path) {
   if (auto o = open_database(*s, fs::path(path)); !o) return std::move(o).error();
   if (auto m = load_meta(*s); !m) return std::move(m).error();
   if (auto t = load_trim_state(*s); !t) return std::move(t).error();
+  s->max_write_bytes.store(default_write_budget());
   return std::shared_ptr<store>(new store(std::move(s)));
 }
 

@@ -54,7 +54,7 @@ TEST_CASE("retention keeps a store within 3x its compacted size over 20,000 upda
   }
   auto t = s->trim_oplog();
   REQUIRE_MESSAGE(t.ok(), error_of(t));
-  CHECK(s->oplog_trimmed_through() > 20000);
+  CHECK(s->oplog_trimmed_through() > 15000);  // 21,001 records, ~1,200 of them kept
   auto v = s->verify();
   REQUIRE(v.ok());
   CHECK(v->ok);
@@ -109,7 +109,9 @@ TEST_CASE("verify after a trim still finds a document changed behind the store's
   REQUIRE(dirty.ok());
   CHECK(!dirty->ok);
   REQUIRE(!dirty->mismatches.empty());
-  CHECK(dirty->mismatches.front().find("_id 3") != std::string::npos);
+  // The forged document is in no kept record: the digest at the trim point gives it away.
+  CHECK_MESSAGE(dirty->mismatches.front().find("collection `small`") != std::string::npos, dirty->mismatches.front());
+  CHECK(dirty->mismatches.front().find("checkpoint") != std::string::npos);
 }
 
 TEST_CASE("rollback of a change older than the op-log keeps is refused naming the retention, writing nothing") {
