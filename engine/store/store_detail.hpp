@@ -162,6 +162,8 @@ struct store::impl {
   std::condition_variable trim_cv;
   bool trim_stop = false;
   bool trim_wanted = false;
+  std::atomic<bool> trim_cancel{false};           // set at close: a running background trim stops
+  std::atomic<std::uint64_t> trim_due_bytes{0};   // op-log bytes before the next background trim
   std::thread trim_thread;
   // Commits whose batch exceeds this many bytes flush the memtables before they return, so
   // that no later open replays them from the write-ahead log (store_options).

@@ -353,7 +353,10 @@ result<store::trim_result> trim(store::impl& s, bool dry_run, const scan_control
   // The cut: walking back from the newest record, the first one past either bound.
   const std::int64_t oldest_ms =
       r->max_age_seconds == 0 ? INT64_MIN : now_millis() - static_cast<std::int64_t>(r->max_age_seconds) * 1000;
-  std::uint64_t cut = 0;
+  // Once the records pass the limit they are cut back to three quarters of it, so that trims
+  // (each walks the live data) come once per quarter of the limit written, not after every write.
+  const std::uint64_t keep_to = limit - limit / 4;
+  std::uint64_t cut = 0, soft_cut = 0, soft_kept = 0, soft_records = 0;
   {
     std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.oplog));
     std::uint64_t kept = 0, n = 0;
@@ -364,20 +367,39 @@ result<store::trim_result> trim(store::impl& s, bool dry_run, const scan_control
         if (auto p = poll(control, n, 0); !p) return std::move(p).error();
       }
       const std::uint64_t size = it->key().size() + it->value().size();
+      if (soft_cut == 0 && kept + size > keep_to) {
+        soft_cut = *seq;
+        soft_kept = kept;
+        soft_records = n - 1;
+      }
       value ts;
       const bool too_old = oldest_ms != INT64_MIN && bson_get_field(it->value().ToStringView(), "ts", ts) &&
                            ts.type() == kind::date_time && std::get<date_time>(ts.raw()).millis < oldest_ms;
-      if (cut == 0 && (kept + size > limit || too_old)) cut = *seq;
-      if (cut == 0) {
-        kept += size;
-        ++out.kept_records;
-      } else {
-        out.bytes += size;
-        ++out.records;
+      if (kept + size > limit) {
+        cut = soft_cut;  // past the limit: back to three quarters of it
+        kept = soft_kept;
+        out.kept_records = soft_records;
+        break;
       }
+      if (too_old) {
+        cut = *seq;
+        break;
+      }
+      kept += size;
+      ++out.kept_records;
     }
     if (!it->status().ok()) return storage_error(s.path, "read", it->status());
     out.kept_bytes = kept;
+    // What goes: every record from the cut back to the previous trim.
+    if (cut != 0) {
+      for (it->Seek(oplog_key(cut)); it->Valid(); it->Prev()) {
+        auto seq = get_u64(it->key().ToStringView());
+        if (!seq || *seq <= before) break;
+        out.bytes += it->key().size() + it->value().size();
+        ++out.records;
+      }
+      if (!it->status().ok()) return storage_error(s.path, "read", it->status());
+    }
   }
   if (cut == 0 || dry_run) {
     if (dry_run && cut != 0) out.trimmed_through = cut;
@@ -429,7 +451,12 @@ void trimmer_loop(store::impl* s) {
       if (s->trim_stop) return;
       s->trim_wanted = false;
     }
-    auto t = trim(*s, false, scan_control{});
+    scan_control control;
+    control.cancelled = &s->trim_cancel;
+    auto t = trim(*s, false, control);
+    // The next trim is due after a quarter of the limit (or the configured cadence) more.
+    if (t) s->trim_due_bytes.store(std::max(s->auto_trim_every.load(), t->limit_bytes / 4));
+    if (!t && t.error().kind == failure_kind::cancelled) return;
     if (!t) std::fprintf(stderr, "omgdb: warning: store `%s`: op-log trim failed: %s\n", s->path.c_str(), t.error().message.c_str());
   }
 }
@@ -439,7 +466,8 @@ void trimmer_loop(store::impl* s) {
 void note_committed(store::impl& s, std::uint64_t bytes) {
   const std::uint64_t every = s.auto_trim_every.load(std::memory_order_relaxed);
   if (every == 0) return;
-  if (s.oplog_since_trim.fetch_add(bytes) + bytes < every) return;
+  const std::uint64_t due = std::max(every, s.trim_due_bytes.load(std::memory_order_relaxed));
+  if (s.oplog_since_trim.fetch_add(bytes) + bytes < due) return;
   s.oplog_since_trim.store(0);
   std::lock_guard<std::mutex> lk(s.trim_mu);
   if (s.trim_stop) return;
@@ -452,6 +480,7 @@ void stop_trimmer(store::impl& s) {
   {
     std::lock_guard<std::mutex> lk(s.trim_mu);
     s.trim_stop = true;
+    s.trim_cancel.store(true);
     s.trim_cv.notify_one();
   }
   if (s.trim_thread.joinable()) s.trim_thread.join();

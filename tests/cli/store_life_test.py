@@ -32,11 +32,11 @@ class StoreLife(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def run(self, *args):
+    def omgdb(self, *args):
         return subprocess.run([BIN, *args], capture_output=True, text=True, env=self.env, timeout=120)
 
     def run_ok(self, *args):
-        r = self.run(*args)
+        r = self.omgdb(*args)
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout
 
@@ -49,7 +49,7 @@ class StoreLife(unittest.TestCase):
             daemon.stdin.write(json.dumps(call) + '\n')
             daemon.stdin.flush()
             self.assertIn('"count', daemon.stdout.readline())
-            held = self.run('dump', self.store)
+            held = self.omgdb('dump', self.store)
             self.assertEqual(held.returncode, 1)
             self.assertIn('in use by process %d' % daemon.pid, held.stderr)
             out = self.run_ok('backup', self.store, os.path.join(self.tmp, 'backups'), '--keep', '3')
@@ -59,10 +59,11 @@ class StoreLife(unittest.TestCase):
         finally:
             daemon.stdin.close()
             daemon.wait(timeout=30)
+            daemon.stdout.close()
         restored = os.path.join(self.tmp, 'restored.omgdb')
         self.assertIn('op-log seq 21', self.run_ok('restore', os.path.join(self.tmp, 'backups'), restored))
         self.assertEqual(self.run_ok('dump', restored), self.run_ok('dump', self.store))
-        again = self.run('restore', os.path.join(self.tmp, 'backups'), restored)
+        again = self.omgdb('restore', os.path.join(self.tmp, 'backups'), restored)
         self.assertEqual(again.returncode, 1)
         self.assertIn('already exists', again.stderr)
 
@@ -74,7 +75,7 @@ class StoreLife(unittest.TestCase):
         copy = os.path.join(self.tmp, 'copy.omgdb')
         self.assertIn('loaded 20 document(s) in 1 collection(s)', self.run_ok('load', copy, path))
         self.assertEqual(self.run_ok('dump', copy), first)
-        refused = self.run('load', copy, path)
+        refused = self.omgdb('load', copy, path)
         self.assertEqual(refused.returncode, 1)
         self.assertIn('empty store', refused.stderr)
 
