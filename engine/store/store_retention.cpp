@@ -433,7 +433,12 @@ result<store::trim_result> trim(store::impl& s, bool dry_run, const scan_control
   if (!st.ok()) return storage_error(s.path, "trim", st);
   s.trimmed_through.store(cut);
   out.trimmed_through = cut;
-  // The space comes back when the deleted range is compacted away.
+  // The space comes back when the deleted range is compacted away. Every family is flushed
+  // first: the write-ahead log files the trimmed records kept alive (the documents family's
+  // memtable holds data of each of them) become obsolete and are deleted.
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  s.db->Flush(fo, s.handles).PermitUncheckedError();
   rocksdb::Slice a(from), b(to);
   rocksdb::CompactRangeOptions co;
   co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
