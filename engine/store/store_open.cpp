@@ -87,6 +87,9 @@ rocksdb::DBOptions db_options() {
   // The write-ahead log is bounded: past this size the families holding its oldest data are
   // flushed, so the next open replays at most about this much (docs/limits.md).
   o.max_total_wal_size = 128 << 20;
+  // The MANIFEST gains a record per flush and compaction; past this size it is rewritten as a
+  // snapshot of the current files, so a store that trims and flushes often stays small.
+  o.max_manifest_file_size = 256 << 10;
   // A torn last record (a crash mid-write) is dropped as before; damage before the end of the
   // log fails the open instead of silently dropping every write after it (store_recover.hpp).
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
