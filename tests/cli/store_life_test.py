@@ -93,6 +93,20 @@ class StoreLife(unittest.TestCase):
         for part in ('live documents', 'indexes', 'op-log', 'search', 'vectors', 'retention would free'):
             self.assertIn(part, doctor)
 
+    def test_the_write_budget_comes_from_the_config_file(self):
+        config = os.path.join(self.tmp, 'omgdb.toml')
+        with open(config, 'w') as f:
+            f.write('[limits]\nwrite_budget_bytes = 1048576\n')
+        docs = [{'_id': 'big%d' % i, 'blob': 'x' * 8192} for i in range(300)]  # ~2.5 MB in one call
+        args = json.dumps({'path': self.store, 'collection': 'big', 'documents': docs})
+        r = subprocess.run([BIN, 'call', 'insert_many', '-', '--config', config], input=args, capture_output=True,
+                           text=True, env=self.env, timeout=120)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn('write budget', r.stderr + r.stdout)
+        r = subprocess.run([BIN, 'call', 'insert_many', '-'], input=args, capture_output=True, text=True,
+                           env=self.env, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
 
 if __name__ == '__main__':
     unittest.main()
