@@ -36,6 +36,9 @@ TOKEN_FILE ?= $(HOME)/.config/omgdb/http-token
 # otherwise; a STORE given elsewhere makes its directory the store root instead.
 STORE_ROOT := $(if $(filter file,$(origin STORE)),,$(abspath $(dir $(STORE))))
 
+# Under CI (CI=true, as .ci/run sets it) a compiler warning fails the build.
+WERROR_FLAG := $(if $(filter true 1 yes,$(CI)),-DOMGDB_WERROR=ON)
+
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 # The concurrent suites: the session and its worker pool (mcp), HTTP sessions and the stdio
@@ -48,7 +51,7 @@ deps:
 	@bash scripts/deps.sh
 
 configure: deps
-	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ]; then cmake --preset $(PRESET); fi
+	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ]; then cmake --preset $(PRESET) $(WERROR_FLAG); fi
 
 # The daemon and the libraries it links: ~250 compile steps of the ~400 (no test, bench or
 # fuzz unit). `make run` and `make bench` need nothing else.

@@ -12,6 +12,7 @@
 // prints or logs them. Plain data; thread-compatible (copy it to share).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -81,9 +82,21 @@ struct logging_settings {
   log_format format = log_format::text;
 };
 
+// The tool profiles (`[tools] profile`, `--profile`; tools/profiles.hpp says what each holds).
+inline constexpr std::array<std::string_view, 4> k_tool_profiles{"core", "search", "sql", "all"};
+
+inline bool is_tool_profile(std::string_view name) {
+  for (auto p : k_tool_profiles) {
+    if (p == name) return true;
+  }
+  return false;
+}
+
 struct settings {
   auth::scope scope = auth::scope::read_write;  // the server's capability ceiling
-  std::size_t max_result_bytes = 1u << 20;       // 1 KiB .. 1 GiB
+  // Replies sized for agents: 24 KiB stays under 10,000 o200k tokens on real data
+  // (docs/limits.md "Replies"); 1 KiB .. 1 GiB.
+  std::size_t max_result_bytes = 24 * 1024;
   std::size_t workers = 0;                       // 0: one per core, at least 2; at most 256
   // `[limits]`: the per-call deadline (0: none; at most 24 h) and the workers one session may
   // occupy at once (0: all but one, at least one; at most 256). docs/limits.md.
@@ -110,6 +123,13 @@ struct settings {
   // `[context] o200k_file`: an o200k_base.tiktoken rank file; context_pack then counts tokens
   // exactly (docs/context-packs.md). Empty: OMGDB_O200K_FILE, else the estimate.
   std::string o200k_file;
+  // `[tools] profile`: the tool profiles served, their union (tools/profiles.hpp: core, search,
+  // sql, all); empty: all (the seeds' full catalogue). A string or an array of strings.
+  std::vector<std::string> tool_profiles{"all"};  // each one of k_tool_profiles
+  // `[vectors] default_model`: the installed model vsync embeds a field with when the call
+  // names no `model` and none is bound to the field yet (docs/vectors.md). Empty: the only
+  // installed model, if exactly one is.
+  std::string default_model;
   std::string source;  // the file these came from; "" for defaults only
 };
 
@@ -141,6 +161,7 @@ struct overrides {
   std::optional<bool> stores_unconfined;  // --unconfined-stores
   std::optional<std::string> log_level;
   std::optional<std::size_t> max_result_bytes;
+  std::optional<std::vector<std::string>> tool_profiles;  // --profile (repeatable)
   std::optional<std::size_t> workers;
   std::optional<std::uint64_t> call_timeout_ms;  // --call-timeout
   std::optional<std::size_t> session_workers;    // --session-workers

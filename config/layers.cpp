@@ -147,6 +147,12 @@ status apply_overrides(settings& s, const overrides& o) {
   }
   for (const auto& host : o.allow_hosts) s.http.allow_hosts.push_back(host);
   if (o.max_result_bytes) s.max_result_bytes = *o.max_result_bytes;
+  if (o.tool_profiles) {
+    for (const auto& p : *o.tool_profiles) {
+      if (!is_tool_profile(p)) return make_error("--profile `" + p + "` is not a profile: core, search, sql or all");
+    }
+    s.tool_profiles = *o.tool_profiles;
+  }
   if (o.workers) s.workers = *o.workers;
   if (o.call_timeout_ms) s.call_timeout = std::chrono::milliseconds(*o.call_timeout_ms);
   if (o.session_workers) s.session_workers = *o.session_workers;

@@ -159,6 +159,16 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     c.seconds("login_ttl", 30s, 3600s, s.console.login_ttl);
     c.finish();
   }
+  if (const auto* t = r.table("tools")) {
+    table_reader tl(*t, "tools", sink);
+    tl.string_or_strings("profile", s.tool_profiles);
+    for (const auto& p : s.tool_profiles) {
+      if (!sink.failed() && !is_tool_profile(p)) {
+        tl.fail("profile", "`tools.profile` `" + p + "` is not a profile: core, search, sql or all");
+      }
+    }
+    tl.finish();
+  }
   if (const auto* t = r.table("context")) {
     table_reader c(*t, "context", sink);
     c.str("o200k_file", s.o200k_file);
@@ -166,6 +176,23 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
       c.fail("o200k_file", "`context.o200k_file` must be an absolute path, not `" + s.o200k_file + "`");
     }
     c.finish();
+  }
+  if (const auto* t = r.table("vectors")) {
+    table_reader v(*t, "vectors", sink);
+    v.str("default_model", s.default_model);
+    if (!sink.failed() && v.has("default_model")) {
+      const std::string& m = s.default_model;
+      bool ok = !m.empty() && m.size() <= 64 && m.front() != '.';
+      for (char ch : m) {
+        ok = ok && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+                    ch == '_' || ch == '-');
+      }
+      if (!ok) {
+        v.fail("default_model", "`vectors.default_model` must be an installed model's name (1 to 64 letters, digits, "
+                                "'.', '_' or '-', not starting with '.'), not `" + m + "`");
+      }
+    }
+    v.finish();
   }
   if (const auto* t = r.table("logging")) {
     table_reader l(*t, "logging", sink);

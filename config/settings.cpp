@@ -85,6 +85,7 @@ std::vector<std::string> changed_sections(const settings& before, const settings
     out.emplace_back("limits");
   }
   if (before.store_roots != after.store_roots) out.emplace_back("stores.roots");
+  if (before.tool_profiles != after.tool_profiles) out.emplace_back("tools.profile");
   if (before.stores_unconfined != after.stores_unconfined) out.emplace_back("stores.unconfined");
   if (before.http.listen != after.http.listen) out.emplace_back("http.listen");
   if (!same_tokens(before.http.tokens, after.http.tokens)) out.emplace_back("http.tokens");

@@ -125,9 +125,24 @@ void table_reader::seconds(std::string_view key, std::chrono::seconds lo, std::c
 
 void table_reader::strings(std::string_view key, std::vector<std::string>& out) {
   const toml::node* n = take(key);
+  if (n) strings_of(*n, key, out);
+}
+
+void table_reader::string_or_strings(std::string_view key, std::vector<std::string>& out) {
+  const toml::node* n = take(key);
   if (!n) return;
-  const auto* a = n->as_array();
-  if (!a) return sink_.report(n->source(), "`" + name(key) + "` must be an array of strings");
+  if (const auto* s = n->as_string()) {
+    auto v = interpolate(s->get(), sink_.getenv);
+    if (!v) return sink_.report(n->source(), "`" + name(key) + "`: " + v.error().message);
+    out = {std::move(*v)};
+    return;
+  }
+  strings_of(*n, key, out);
+}
+
+void table_reader::strings_of(const toml::node& n, std::string_view key, std::vector<std::string>& out) {
+  const auto* a = n.as_array();
+  if (!a) return sink_.report(n.source(), "`" + name(key) + "` must be an array of strings");
   std::vector<std::string> values;
   for (const auto& item : *a) {
     const auto* s = item.as_string();

@@ -60,6 +60,8 @@ class table_reader {
                 std::chrono::milliseconds& out);
   void seconds(std::string_view key, std::chrono::seconds lo, std::chrono::seconds hi, std::chrono::seconds& out);
   void strings(std::string_view key, std::vector<std::string>& out);
+  // The same, also accepting one string (a list of one).
+  void string_or_strings(std::string_view key, std::vector<std::string>& out);
   // A sub-table, or nullptr when absent (an error when the key holds something else).
   const toml::table* table(std::string_view key);
   // An array of tables (`[[key]]`), empty when absent.
@@ -78,6 +80,7 @@ class table_reader {
 
  private:
   const toml::node* take(std::string_view key);
+  void strings_of(const toml::node& n, std::string_view key, std::vector<std::string>& out);
 
   const toml::table& table_;
   std::string prefix_;

@@ -264,7 +264,7 @@ class decision_log {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
     std::tm utc{};
     ::gmtime_r(&t, &utc);
-    char iso[40], shown[40];
+    char iso[64], shown[40];  // iso: room for any int year (-Wformat-truncation)
     std::snprintf(iso, sizeof iso, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
                   utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(ms));
     std::strftime(shown, sizeof shown, "%Y-%m-%d %H:%M:%S UTC", &utc);

@@ -53,8 +53,11 @@ void add_scope_option(CLI::App* cmd, omgdb::config::overrides& given) {
 
 void add_worker_options(CLI::App* cmd, omgdb::config::overrides& given) {
   cmd->add_option_function<std::size_t>("--max-result-bytes", [&given](std::size_t v) { given.max_result_bytes = v; },
-                                        "Largest tool result in bytes; bigger results are cut and say how to continue")
+                                        "Largest tool result in bytes (default 24576, under 10,000 tokens); bigger results are cut and say how to continue")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+  cmd->add_option_function<std::vector<std::string>>(
+      "--profile", [&given](const std::vector<std::string>& v) { given.tool_profiles = v; },
+      "Tool profiles to serve, repeatable: core, search, sql or all (default all; [tools] profile)");
   cmd->add_option_function<std::size_t>("--workers", [&given](std::size_t v) { given.workers = v; },
                                         "Tool worker threads (default: one per core, at least 2)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{256}));

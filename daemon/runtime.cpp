@@ -4,6 +4,7 @@
 #include "daemon/model_commands.hpp"
 #include "engine/context/tokens.hpp"
 #include "tools/catalog.hpp"
+#include "tools/profiles.hpp"
 
 namespace omgdb::daemon {
 
@@ -22,11 +23,16 @@ result<config::settings> effective_settings(const std::optional<std::string>& co
 std::vector<mcp::tool> build_catalogue(std::shared_ptr<live_settings> live,
                                        std::shared_ptr<engine::store_registry> stores,
                                        std::shared_ptr<sql::service> sql) {
-  // The SQL service follows SIGHUP itself (serve.cpp hands it the reloaded connections).
-  (void)live;
-  // The installed embedding models (daemon/model_commands.hpp), loaded on first use.
-  auto models = std::make_shared<const engine::embed::model_registry>(models_dir());
-  return tools::catalogue(tools::tool_env{std::move(stores), std::move(sql), std::move(models)});
+  // The SQL service follows SIGHUP itself (serve.cpp hands it the reloaded connections); the
+  // tool profiles are read once (a change needs a restart: config::changed_sections).
+  const auto profiles = live ? live->current()->tool_profiles : std::vector<std::string>{"all"};
+  // The installed embedding models (daemon/model_commands.hpp), loaded on first use; the
+  // default model ([vectors] default_model) is read at start.
+  std::string default_model = live ? live->current()->default_model : std::string();
+  auto models = std::make_shared<const engine::embed::model_registry>(models_dir(), std::move(default_model));
+  auto tools = tools::catalogue(tools::tool_env{std::move(stores), std::move(sql), std::move(models)});
+  tools::apply_profiles(tools, profiles);
+  return tools;
 }
 
 std::vector<mcp::tool> standalone_catalogue() {

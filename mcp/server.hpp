@@ -45,7 +45,7 @@ struct call_event {
 
 struct server_options {
   auth::scope scope = auth::scope::read_write;  // the server's ceiling (--scope)
-  std::size_t max_result_bytes = 1 << 20;        // per tool result (--max-result-bytes)
+  std::size_t max_result_bytes = 24 * 1024;     // per tool result (--max-result-bytes)
   std::size_t workers = 0;                       // 0: one per core, at least 2
   std::size_t max_queue = 256;                   // tool calls waiting for a worker
   std::size_t max_in_flight = 0;                 // tool calls one session may have running or queued

@@ -72,11 +72,32 @@ bj::object describe_for(const tool& t, bool structured) {
   return d;
 }
 
-std::optional<bj::value> structured_content(const tool_result& r, result_shape shape) {
-  if (r.is_error || r.texts.empty() || shape == result_shape::text) return std::nullopt;
+namespace {
+
+// What the shape's schema requires when the first block does not parse because the result
+// was cut (r.structured_extra has "truncated"): the required member, empty.
+std::optional<bj::value> cut_content(const tool_result& r, result_shape shape) {
+  bj::object out;
+  switch (shape) {
+    case result_shape::json_object: break;
+    case result_shape::json_array: out["items"] = bj::array(); break;
+    case result_shape::json_value: out["document"] = nullptr; break;
+    default: return std::nullopt;
+  }
+  for (const auto& kv : r.structured_extra) out[kv.key()] = kv.value();
+  return bj::value(std::move(out));
+}
+
+std::optional<bj::value> with_extra(std::optional<bj::value> v, const tool_result& r) {
+  if (!v || !v->is_object() || r.structured_extra.empty()) return v;
+  for (const auto& kv : r.structured_extra) v->get_object()[kv.key()] = kv.value();
+  return v;
+}
+
+std::optional<bj::value> shaped_content(const tool_result& r, result_shape shape) {
   if (shape == result_shape::ndjson) return ndjson_content(r);
   auto v = parse_block(r.texts.front());
-  if (!v) return std::nullopt;
+  if (!v) return r.structured_extra.contains("truncated") ? cut_content(r, shape) : std::nullopt;
   switch (shape) {
     case result_shape::json_object:
       if (!v->is_object()) return std::nullopt;
@@ -89,6 +110,13 @@ std::optional<bj::value> structured_content(const tool_result& r, result_shape s
       return bj::value(bj::object{{"document", std::move(*v)}});
     default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<bj::value> structured_content(const tool_result& r, result_shape shape) {
+  if (r.is_error || r.texts.empty() || shape == result_shape::text) return std::nullopt;
+  return with_extra(shaped_content(r, shape), r);
 }
 
 // Written directly rather than through a json::value: the texts (often large) are escaped

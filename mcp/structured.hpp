@@ -11,6 +11,9 @@
 //   json_value   {"document": <value or null>}
 //   ndjson       {"documents": [one per line]} plus the members of any later text block that
 //                is a JSON object (a cursor's {"returned", "exhausted", "token"})
+// plus, in every shape, the members of tool_result::structured_extra (a "continuation" of a
+// paged or cut result, a "truncated" of a cut one; a cut result whose block no longer parses
+// gets its shape's required member empty beside them).
 // Notes in later text blocks that are not JSON objects stay text only. A failed call
 // (isError) has no structuredContent; neither has a block that does not parse as its shape.
 #pragma once

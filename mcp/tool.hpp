@@ -84,7 +84,7 @@ struct call_context {
   // Sends a log notification to the client (filtered by its logging/setLevel) and to stderr.
   std::function<void(log_level, const std::string&)> log;
   // Upper bound on the text a tool returns; larger results are cut at a record boundary.
-  std::size_t max_result_bytes = 1 << 20;
+  std::size_t max_result_bytes = 24 * 1024;
   // Who is calling: a process-unique id of the MCP session and the call's JSON-RPC id
   // (serialized). Empty outside a session (the command line, unit tests).
   std::string session_id;
@@ -120,12 +120,24 @@ struct tool_result {
   std::vector<std::string> texts;
   bool is_error = false;
   failure_kind kind = failure_kind::internal;  // when is_error: what kind of failure
+  // Members added to structuredContent (2025-06-18 and later) beside what the first text block
+  // gives: how to continue a cut or paged result ({"continuation": {...}}) and what a cut left
+  // out ({"truncated": {...}}). The text blocks say the same in a note, for text-only clients.
+  boost::json::object structured_extra;
 
-  static tool_result text(std::string t) { return tool_result{{std::move(t)}, false}; }
+  static tool_result text(std::string t) {
+    tool_result r;
+    r.texts.push_back(std::move(t));
+    return r;
+  }
   // `message` without the "Error: " prefix, which this adds.
   static tool_result failure(const std::string& message,
                              failure_kind kind = failure_kind::invalid_argument) {
-    return tool_result{{"Error: " + message}, true, kind};
+    tool_result r;
+    r.texts.push_back("Error: " + message);
+    r.is_error = true;
+    r.kind = kind;
+    return r;
   }
   static tool_result failure(const omgdb::failure& f) { return failure(f.message, f.kind); }
 };

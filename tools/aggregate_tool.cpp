@@ -11,6 +11,7 @@
 #include "engine/aggregate/pipeline.hpp"
 #include "engine/value/ejson.hpp"
 #include "tools/catalog.hpp"
+#include "tools/result_bound.hpp"
 
 namespace omgdb::tools {
 namespace {
@@ -26,12 +27,6 @@ struct aggregate_args : in_collection {
   engine::array pipeline;
   void fields(arg_list& a) { a.required("pipeline", pipeline, pipeline_spec); }
 };
-
-std::string size_text(std::size_t bytes) {
-  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " bytes";
-}
 
 // The note after a result cut at the reply limit: the pipeline's output order is
 // deterministic for the same data, so a `$skip` appended to the same pipeline reads on.
@@ -64,7 +59,11 @@ handler_result aggregate(aggregate_args& a, const call& c) {
     return true;
   }));
   mcp::tool_result r = mcp::tool_result::text(std::move(out));
-  if (truncated) r.texts.push_back(continuation_note(returned, max_bytes));
+  if (truncated) {
+    r.texts.push_back(continuation_note(returned, max_bytes));
+    r.structured_extra["continuation"] =
+        boost::json::object{{"appendStage", boost::json::object{{"$skip", returned}}}};
+  }
   return r;
 }
 

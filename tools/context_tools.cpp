@@ -29,12 +29,12 @@ struct context_pack_args : in_collection {
 constexpr std::uint64_t k_index_documents = 50;
 
 // The first search index of `collection` (in name order) whose fields include `field`.
-std::optional<std::string> covering_index(engine::store& st, const std::string& collection, const std::string& field) {
+std::optional<engine::search::definition> covering_index(engine::store& st, const std::string& collection, const std::string& field) {
   auto defs = engine::search::manager::of(st)->definitions(collection);
   if (!defs) return std::nullopt;
   for (const auto& d : *defs) {
     for (const auto& f : d.fields) {
-      if (f.path == field) return d.name;
+      if (f.path == field) return d;
     }
   }
   return std::nullopt;
@@ -52,8 +52,10 @@ handler_result context_pack(context_pack_args& a, const call& c) {
   if (auto index = covering_index(*a.store, a.collection, a.field)) {
     engine::search::search_request sr;
     sr.collection = a.collection;
-    sr.index = *index;
-    sr.query = a.query;
+    sr.index = index->name;
+    // Its English stop words would choose documents for the question's phrasing ("how", "do",
+    // "i"), not its subject (docs/context-packs.md, "Ranking"); other languages have no list.
+    sr.query = index->language == "english" ? engine::context::without_stop_words(a.query) : a.query;
     sr.filter = a.filter;
     sr.limit = k_index_documents;
     auto found = engine::search::manager::of(*a.store)->run(sr, c.env.models.get());
@@ -64,10 +66,10 @@ handler_result context_pack(context_pack_args& a, const call& c) {
       filter = a.filter.empty() ? std::move(only)
                                 : engine::document{{"$and", engine::value(engine::array{engine::value(a.filter),
                                                                                       engine::value(std::move(only))})}};
-      ranking = "search index `" + *index + "` (" + found->mode + ", its best " + std::to_string(k_index_documents) +
+      ranking = "search index `" + index->name + "` (" + found->mode + ", its best " + std::to_string(k_index_documents) +
                 " documents), then bm25 over their chunks";
     } else {
-      index_note = "search index `" + *index + "` was not used (" + found.error().message +
+      index_note = "search index `" + index->name + "` was not used (" + found.error().message +
                    "); bm25 ranked every candidate";
     }
   }

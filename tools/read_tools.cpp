@@ -2,20 +2,16 @@
 // find's continuation note and distinct's result format are documented in docs/query-language.md.
 #include <string>
 
+#include "common/json.hpp"
 #include "engine/value/ejson.hpp"
 #include "tools/catalog.hpp"
+#include "tools/result_bound.hpp"
 
 namespace omgdb::tools {
 namespace bj = boost::json;
 using mcp::tool_result;
 
 namespace {
-
-std::string size_text(std::size_t bytes) {
-  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " bytes";
-}
 
 struct get_args : in_collection {
   engine::value id;
@@ -74,6 +70,20 @@ std::string continuation_note(const engine::find_page& page, std::size_t max_byt
   return out + ".";
 }
 
+// The same as arguments to merge into the next call: {"afterId": …[, "afterSortKey": …]
+// [, "skip": n]} (skip: the alternative to the keyset, only when the page was cut).
+bj::object continuation_of(const engine::find_page& page) {
+  bj::object out;
+  auto as_json = [](const std::string& text) {
+    auto v = json::parse_strict(text);
+    return v ? bj::value(std::move(*v)) : bj::value(text);
+  };
+  out["afterId"] = as_json(engine::to_json(page.last_id));
+  if (page.last_sort_key) out["afterSortKey"] = as_json(engine::to_json(*page.last_sort_key));
+  if (page.truncated) out["skip"] = page.next_skip;
+  return out;
+}
+
 handler_result find(find_args& a, const call& c) {
   engine::find_options opts;
   opts.filter = std::move(a.filter);
@@ -86,7 +96,10 @@ handler_result find(find_args& a, const call& c) {
   opts.max_bytes = c.ctx.max_result_bytes;
   OMGDB_TRY(page, a.store->find(a.collection, opts, c.scan()));
   tool_result r = tool_result::text(std::move(page.ndjson));
-  if (page.more) r.texts.push_back(continuation_note(page, c.ctx.max_result_bytes));
+  if (page.more) {
+    r.texts.push_back(continuation_note(page, c.ctx.max_result_bytes));
+    r.structured_extra["continuation"] = continuation_of(page);
+  }
   return r;
 }
 

@@ -1,5 +1,6 @@
 // omgdb tools — the definition layer: declaring and decoding arguments, running a handler.
 #include "tools/tool_def.hpp"
+#include "tools/result_bound.hpp"
 
 #include <cmath>
 #include <new>
@@ -308,7 +309,8 @@ failure cancelled_failure(std::string_view name, const mcp::call_context& ctx, c
 }  // namespace
 
 mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::object& args, mcp::call_context& ctx,
-                          const tool_env& env, const std::function<handler_result(arg_list&, const call&)>& body) {
+                          const tool_env& env, const std::function<handler_result(arg_list&, const call&)>& body,
+                          mcp::result_shape shape) {
   const call c{ctx, env, name};
   try {
     arg_list list(args, c);
@@ -329,6 +331,7 @@ mcp::tool_result run_tool(std::string_view name, bool note_missing, const bj::ob
         r->texts.push_back(std::move(*note));
       }
     }
+    bound_result(*r, ctx.max_result_bytes, name, shape);
     return std::move(*r);
   } catch (const std::bad_alloc&) {
     return mcp::tool_result::failure("out of memory while running `" + std::string(name) + "`", failure_kind::internal);

@@ -210,10 +210,12 @@ using runner = handler_result (*)(Args&, const call&);
 mcp::tool_result json_text(const boost::json::value& v);
 
 // Decodes through `body`, runs it, converts a failure or exception into the error envelope
-// (once, here), and adds the missing-collection note when `note_missing`.
+// (once, here), adds the missing-collection note when `note_missing`, and cuts a successful
+// result still over the reply limit (tools/result_bound.hpp; `shape` says where it may be cut).
 mcp::tool_result run_tool(std::string_view name, bool note_missing, const boost::json::object& args,
                           mcp::call_context& ctx, const tool_env& env,
-                          const std::function<handler_result(arg_list&, const call&)>& body);
+                          const std::function<handler_result(arg_list&, const call&)>& body,
+                          mcp::result_shape shape = mcp::result_shape::text);
 
 struct tool_def {
   tool_info info;
@@ -255,13 +257,16 @@ status decode_only(const boost::json::object& args, const call& c) {
 template <class Args>
 tool_def define(tool_info info, runner<Args> run, mcp::result_shape shape = mcp::result_shape::text) {
   info.shape = shape;
-  auto bind = [name = info.name, note = info.note_missing_collection, run](const tool_env& env) -> mcp::tool_handler {
-    return [name, note, run, env](const boost::json::object& args, mcp::call_context& ctx) {
-      return run_tool(name, note, args, ctx, env, [run](arg_list& list, const call& c) -> handler_result {
-        Args a{};
-        OMGDB_CHECK(read_args(a, list));
-        return run(a, c);
-      });
+  auto bind = [name = info.name, note = info.note_missing_collection, run, shape](const tool_env& env) -> mcp::tool_handler {
+    return [name, note, run, env, shape](const boost::json::object& args, mcp::call_context& ctx) {
+      return run_tool(
+          name, note, args, ctx, env,
+          [run](arg_list& list, const call& c) -> handler_result {
+            Args a{};
+            OMGDB_CHECK(read_args(a, list));
+            return run(a, c);
+          },
+          shape);
     };
   };
   return tool_def{info, &params_of<Args>, &decode_only<Args>, std::move(bind)};

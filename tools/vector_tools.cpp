@@ -33,7 +33,8 @@ struct vsync_args : field_args {
     field_args::fields(a);
     a.optional("model", model,
                {"Installed model (`omgdb model list`) to embed the field with; binds it to the field. Default: the "
-                "model already bound. Changing it makes the field's vectors stale until they are re-embedded.",
+                "model already bound, else the configured default model ([vectors] default_model), else the only "
+                "installed model. Changing it makes the field's vectors stale until they are re-embedded.",
                 {}, 64});
   }
 };

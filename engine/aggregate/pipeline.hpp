@@ -63,7 +63,8 @@ class collection_provider {
     return scan(collection, filter, control);
   }
 
-  // `$lookup`'s foreign side through an index leading with the foreign field (not partial),
+  // `$lookup`'s foreign side through `_id` or an index leading with the foreign field (not
+  // partial) — the foreignField, or the field of a `let` / `pipeline` form's `$expr` equality —
   // opened once per `$lookup` (store::equality_reader): read() appends the documents whose
   // `path` may equal one of `values` (a superset, in `_id` order; the caller confirms with the
   // equality filter), or returns false when a value has no index point (null, an array, a
@@ -74,8 +75,8 @@ class collection_provider {
     virtual ~equality_source() = default;
     virtual result<bool> read(const array& values, std::vector<document>& out, std::size_t max_bytes) = 0;
   };
-  // nullptr when `collection` has no such index: `$lookup` then reads the foreign collection
-  // once into a hash table (stage_lookup.cpp).
+  // nullptr when `collection` has no such index (`_id` always has one in a store): `$lookup`
+  // then reads the foreign collection once into a hash table (stage_lookup.cpp).
   virtual result<std::unique_ptr<equality_source>> equality_lookup(std::string_view /*collection*/,
                                                                    std::string_view /*path*/) const {
     return std::unique_ptr<equality_source>();

@@ -299,9 +299,20 @@ result<stage_ptr> compile_densify(const value& spec, const compile_ctx& ctx) {
   s->field_expr = std::move(*f);
   expression_options o;
   o.variables = {"cur"};
-  const value next = s->dates ? value(document{{"$dateAdd", value(document{{"startDate", value("$$cur")}, {"unit", value(unit)}, {"amount", step}})}})
-                              : value(document{{"$add", value(array{value("$$cur"), step})}});
-  auto n = expression::compile(next, o);
+  document next_doc;
+  if (s->dates) {
+    document add;
+    add.emplace_back("startDate", value("$$cur"));
+    add.emplace_back("unit", value(unit));
+    add.emplace_back("amount", step);
+    next_doc.emplace_back("$dateAdd", value(std::move(add)));
+  } else {
+    array operands;
+    operands.emplace_back("$$cur");
+    operands.push_back(step);
+    next_doc.emplace_back("$add", value(std::move(operands)));
+  }
+  auto n = expression::compile(value(std::move(next_doc)), o);
   if (!n) return std::move(n).error();
   s->step_expr = std::move(*n);
   return stage_ptr(s);

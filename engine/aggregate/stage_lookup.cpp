@@ -1,6 +1,7 @@
 // The stages that read other collections or run sub-pipelines: $lookup (equality, let /
 // pipeline, and both), $unionWith, $facet.
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "engine/aggregate/stage.hpp"
@@ -59,6 +60,38 @@ document equality_filter(const std::string& foreign_field, array values) {
   return filter;
 }
 
+// A `let` / `pipeline` lookup's equality, found in the pipeline's leading {$match: {$expr:
+// …}}: {$eq: ["$path", "$$var"]} (either order), alone or in a top-level $and, with `var`
+// one of the lookup's own `let` names (the last of that name: the innermost binding).
+struct expr_equality {
+  std::string path;
+  std::size_t let = 0;  // index into the lookup's lets
+};
+
+std::optional<expr_equality> find_expr_equality(const value& e, const std::vector<std::string>& lets) {
+  if (!e.is_document() || e.as_document().size() != 1) return std::nullopt;
+  const field& op = e.as_document().front();
+  if (!op.val.is_array()) return std::nullopt;
+  const array& args = op.val.as_array();
+  if (op.name == "$and") {
+    for (const value& a : args) {
+      if (auto found = find_expr_equality(a, lets)) return found;
+    }
+    return std::nullopt;
+  }
+  if (op.name != "$eq" || args.size() != 2 || !args[0].is_string() || !args[1].is_string()) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    const std::string& p = args[i].as_string();
+    const std::string& v = args[1 - i].as_string();
+    if (p.size() < 2 || p[0] != '$' || p[1] == '$' || !v.starts_with("$$")) continue;
+    const std::string name = v.substr(2);
+    for (std::size_t k = lets.size(); k-- > 0;) {
+      if (lets[k] == name) return expr_equality{p.substr(1), k};
+    }
+  }
+  return std::nullopt;
+}
+
 document both(document a, const document& b) {
   if (b.empty()) return a;
   if (a.empty()) return b;
@@ -68,6 +101,10 @@ document both(document a, const document& b) {
 struct lookup_stage final : stage {
   std::string from, as;
   std::string local_field, foreign_field;  // both empty: no equality
+  // Without them, the `$expr` equality of the pipeline's leading $match ("" when none): the
+  // foreign side is then read through `_id` or an index on expr_path when there is one.
+  std::string expr_path;
+  std::size_t expr_let = 0;
   expression local;                        // "$" + local_field
   std::vector<std::pair<std::string, expression>> lets;
   stage_list pipeline;
@@ -79,7 +116,7 @@ struct lookup_stage final : stage {
   // index to use, and the budget of the joined array.
   struct state {
     std::optional<lookup_table> table;
-    std::unique_ptr<collection_provider::equality_source> index;  // an index on foreignField
+    std::unique_ptr<collection_provider::equality_source> index;  // `_id` or an index on foreignField / expr_path
     std::optional<filter> pushed;  // the sub-pipeline's leading $match, for the index's documents
     bool table_tried = false;
     std::optional<std::vector<document>> cached;  // no equality and no `let`: one result for all
@@ -98,6 +135,12 @@ struct lookup_stage final : stage {
 
   std::vector<document> matches(const document& doc, exec_ctx& ctx, state& st) const {
     std::optional<array> values;
+    if (foreign_field.empty() && !expr_path.empty() && !st.table_tried) {
+      st.table_tried = true;
+      auto index = ctx.provider->equality_lookup(from, expr_path);
+      if (!index) fail(index.error().message);
+      st.index = std::move(*index);
+    }
     if (!foreign_field.empty()) {
       values = local_values(doc, ctx);
       if (values->empty()) return {};
@@ -131,22 +174,29 @@ struct lookup_stage final : stage {
     cursor_ptr source;
     std::vector<value> let_values;
     for (const auto& [name, e] : lets) let_values.push_back(ctx.eval(e, doc).value_or(value()));
+    // The `$expr` equality's value: `$eq` of expressions is true only for an equal whole value,
+    // which the index keys by that value (an array field by each element too: a superset), so
+    // the index's candidates for it, filtered by the pipeline's $match, are the answer.
+    const array probe = values ? array{} : array{let_values.empty() ? value() : let_values[expr_let]};
     auto sub = child_ctx(ctx, std::move(let_values));
     if (st.index) {
       // Through the index: the candidates of these values, confirmed by the equality and the
-      // sub-pipeline's leading $match. A value without an index point (null, an array, a
-      // regex) makes read() decline: a planned scan below answers that document.
+      // sub-pipeline's leading $match (the `$expr` form: by the pipeline's first stage). A
+      // value without an index point (null, an array, a regex) makes read() decline: a
+      // planned scan below answers that document.
       std::vector<document> found;
-      auto read = st.index->read(*values, found, ctx.options->max_stage_bytes);
+      auto read = st.index->read(values ? *values : probe, found, ctx.options->max_stage_bytes);
       if (!read && read.error().kind == failure_kind::limit_exceeded) {
         fail("stage `$lookup` exceeded its memory limit of " + limit_text(ctx.options->max_stage_bytes) + ": " +
              read.error().message);
       }
       if (!read) fail(read.error().message);
-      if (*read) {
+      if (*read && values) {
         auto exact = filter::compile(equality_filter(foreign_field, *values));
         if (!exact) fail(exact.error().message);
         std::erase_if(found, [&](const document& f) { return !exact->matches(f) || !st.pushed->matches(f); });
+        source = vector_cursor(std::move(found));
+      } else if (*read) {
         source = vector_cursor(std::move(found));
       }
     }
@@ -316,6 +366,17 @@ result<stage_ptr> compile_lookup(const value& spec, const compile_ctx& ctx) {
     auto p = sub_pipeline(*pipeline, sub, "`pipeline`");
     if (!p) return std::move(p).error();
     s->pipeline = std::move(*p);
+  }
+  if (lf->empty() && pipeline != nullptr && !pipeline->as_array().empty()) {
+    const value& first = pipeline->as_array().front();
+    const value* match = first.is_document() && first.as_document().size() == 1 ? find_field(first.as_document(), "$match") : nullptr;
+    const value* e = match != nullptr && match->is_document() ? find_field(match->as_document(), "$expr") : nullptr;
+    std::vector<std::string> names;
+    for (const auto& [name, x] : s->lets) names.push_back(name);
+    if (auto eq = e != nullptr ? find_expr_equality(*e, names) : std::nullopt) {
+      s->expr_path = std::move(eq->path);
+      s->expr_let = eq->let;
+    }
   }
   auto [pushed, first] = pushdown(s->pipeline);
   s->pushed = std::move(pushed);

@@ -102,7 +102,13 @@ class bm25 final : public ranker {
   std::vector<double> score(const std::vector<std::string_view>& chunks, std::string_view query) const override {
     thread_local stemmer st;
     std::map<std::string, std::size_t> qterms;  // term → index
-    each_term(query, st, [&](std::string t) { qterms.emplace(std::move(t), qterms.size()); });
+    // The query's words that carry content; all of them when none does.
+    std::vector<std::string> words;
+    each_word(query, [&](const std::string& w) { words.push_back(w); });
+    if (!std::all_of(words.begin(), words.end(), [](const std::string& w) { return is_stop_word(w); })) {
+      std::erase_if(words, [](const std::string& w) { return is_stop_word(w); });
+    }
+    for (const std::string& w : words) qterms.emplace(st.stem(w), qterms.size());
     heads hs;
     for (const auto& [t, i] : qterms) {
       std::string h = t.substr(0, 3);

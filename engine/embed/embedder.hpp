@@ -47,9 +47,12 @@ class embedder {
 // not installed is a `not_found` failure naming it and the `omgdb model add` command.
 class model_registry {
  public:
-  explicit model_registry(std::filesystem::path models_dir);
+  // `default_model`: the model a field is embedded with when its vsync names none and no
+  // model is bound to it yet (`[vectors] default_model`); empty: none configured.
+  explicit model_registry(std::filesystem::path models_dir, std::string default_model = {});
   ~model_registry();
   const std::filesystem::path& directory() const noexcept;
+  const std::string& default_model() const noexcept;
   result<std::vector<model_info>> list() const;
   result<std::shared_ptr<const embedder>> open(std::string_view name) const;
 

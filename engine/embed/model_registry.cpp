@@ -102,16 +102,20 @@ result<model_info> detect_model(const std::filesystem::path& path) {
 
 struct model_registry::impl {
   std::filesystem::path dir;
+  std::string default_model;
   mutable std::mutex mu;
   mutable std::map<std::string, std::shared_ptr<const embedder>, std::less<>> loaded;
 };
 
-model_registry::model_registry(std::filesystem::path models_dir) : impl_(std::make_unique<impl>()) {
+model_registry::model_registry(std::filesystem::path models_dir, std::string default_model)
+    : impl_(std::make_unique<impl>()) {
   impl_->dir = std::move(models_dir);
+  impl_->default_model = std::move(default_model);
 }
 model_registry::~model_registry() = default;
 
 const std::filesystem::path& model_registry::directory() const noexcept { return impl_->dir; }
+const std::string& model_registry::default_model() const noexcept { return impl_->default_model; }
 
 result<std::vector<model_info>> model_registry::list() const {
   std::vector<model_info> out;

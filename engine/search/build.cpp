@@ -6,8 +6,9 @@
 // SQLite quick_check, rows and content hash at S against the snapshot), fsynced, renamed to
 // `gen-N.sqlite`, the directory fsynced, and CURRENT flipped by writing CURRENT.tmp, fsync,
 // rename, fsync of the directory. A crash anywhere before the last rename leaves CURRENT
-// naming the previous generation; the leftovers are orphans, removed when the store's search
-// manager starts (clean_orphans).
+// naming the previous generation; the leftovers are orphans, removed by the next build of
+// that index or by the first define, drop, rebuild or search after the store opens
+// (clean_orphans_once); verify only reports them.
 #include <bson/bson.h>
 
 #include <fstream>

@@ -1,5 +1,6 @@
-// omgdb search — the manager: per-store state, files, orphan cleanup, definitions (define
-// and drop through the one write path).
+// omgdb search — the manager: per-store state, files, orphan cleanup (at the first write:
+// define, drop, rebuild or a search, never verify or status), definitions (define and drop
+// through the one write path).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,8 +79,9 @@ std::shared_ptr<manager> manager::of(const store::impl& s) {
   const fs::path root = fs::path(s.path) / "search";
   // A store reopened at the same address is another open database: its session id differs.
   if (!m || m->impl_->root != root || m->impl_->session != session_of(s)) {
+    // Leftover files are removed by the first write (clean_orphans_once), never here: verify
+    // and search_index_status reach the manager too, and they remove nothing.
     m = std::make_shared<manager>(std::make_unique<impl>(const_cast<store::impl&>(s)));
-    m->impl_->clean_orphans();
   }
   return m;
 }
@@ -108,27 +110,71 @@ std::shared_ptr<index_state> manager::impl::state(const definition& d) {
   return st;
 }
 
+namespace {
+
+// (collection, name) of an index directory's name (dir() inverted); nullopt when it is not one.
+std::optional<std::pair<std::string, std::string>> parse_dir_name(std::string_view n) {
+  const auto dot = n.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == n.size()) return std::nullopt;
+  std::string collection;
+  for (std::size_t i = 0; i < dot; ++i) {
+    if (n[i] != '%') {
+      collection.push_back(n[i]);
+      continue;
+    }
+    if (i + 2 >= dot) return std::nullopt;
+    auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+    const int hi = hex(n[i + 1]), lo = hex(n[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    collection.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return std::make_pair(std::move(collection), std::string(n.substr(dot + 1)));
+}
+
+}  // namespace
+
+void manager::impl::clean_orphans_once() {
+  {
+    std::lock_guard lock(mu);
+    if (orphans_cleaned) return;
+    orphans_cleaned = true;
+  }
+  clean_orphans();
+}
+
 void manager::impl::clean_orphans() {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return;
-  std::map<std::string, bool> defined;
-  rocksdb::ReadOptions ro;
-  std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.meta));
-  for (it->Seek(slice(k_meta_prefix)); it->Valid() && it->key().starts_with(slice(k_meta_prefix)); it->Next()) {
-    auto k = it->key().ToStringView().substr(k_meta_prefix.size());
-    const auto zero = k.find('\0');
-    if (zero == std::string_view::npos) continue;
-    defined[dir(k.substr(0, zero), k.substr(zero + 1)).filename().string()] = true;
-  }
+  std::vector<fs::path> dirs;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
-    if (!entry.is_directory(ec)) continue;
-    if (!defined.count(entry.path().filename().string())) {
-      fs::remove_all(entry.path(), ec);
+    if (entry.is_directory(ec)) dirs.push_back(entry.path());
+  }
+  for (const auto& where : dirs) {
+    auto key = parse_dir_name(where.filename().string());
+    if (!key || dir(key->first, key->second) != where) {
+      fs::remove_all(where, ec);  // not a directory omgdb names
       continue;
     }
-    const std::uint64_t cur = current(entry.path());
-    const std::string keep = gen_file(entry.path(), cur).filename().string();
-    for (const auto& f : fs::directory_iterator(entry.path(), ec)) {
+    // Under the index's own lock, as every build and drop holds it: a build running now (it
+    // holds the lock) is skipped, and it removes its own leftovers when it installs.
+    definition d;
+    d.collection = key->first;
+    d.name = key->second;
+    auto st = state(d);
+    std::unique_lock lock(st->mu, std::try_to_lock);
+    if (!lock.owns_lock()) continue;
+    auto defined = read_definition(d.collection, d.name);
+    if (!defined) continue;  // unreadable: leave the files alone
+    if (!defined->has_value()) {
+      st->open.reset();
+      st->open_id = 0;
+      fs::remove_all(where, ec);
+      continue;
+    }
+    const std::uint64_t cur = current(where);
+    const std::string keep = gen_file(where, cur).filename().string();
+    for (const auto& f : fs::directory_iterator(where, ec)) {
       const std::string n = f.path().filename().string();
       if (n == "CURRENT" || (cur != 0 && (n == keep || n == keep + "-journal"))) continue;
       fs::remove(f.path(), ec);
@@ -177,6 +223,7 @@ failure manager::impl::unknown_index(std::string_view collection, std::string_vi
 
 result<define_result> manager::define(const document& spec, const scan_control& control) {
   OMGDB_TRY(d, parse_definition(spec));
+  impl_->clean_orphans_once();
   define_result out;
   {
     write_session w(impl_->s, control);
@@ -213,6 +260,7 @@ result<define_result> manager::define(const document& spec, const scan_control& 
 }
 
 status manager::drop(std::string_view collection, std::string_view name) {
+  impl_->clean_orphans_once();
   {
     write_session w(impl_->s);
     OMGDB_TRY(old, impl_->read_definition(collection, name));
@@ -237,6 +285,7 @@ result<build_report> manager::rebuild(std::string_view collection, std::string_v
                                       const scan_control& control) {
   OMGDB_TRY(d, impl_->read_definition(collection, name));
   if (!d) return impl_->unknown_index(collection, name);
+  impl_->clean_orphans_once();
   auto st = impl_->state(*d);
   std::lock_guard lock(st->mu);
   return impl_->build(*d, *st, writer_memory, control);

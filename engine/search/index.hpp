@@ -53,8 +53,13 @@ struct manager::impl {
   static std::filesystem::path gen_file(const std::filesystem::path& dir, std::uint64_t id);
   // The generation CURRENT points to (0: none).
   static std::uint64_t current(const std::filesystem::path& dir);
-  // Removes temp files, unreferenced generations and directories of dropped indexes.
+  // Removes temp files, unreferenced generations and directories of dropped indexes, each
+  // index's under its lock (skipping one whose lock is held). The caller holds no index lock.
   void clean_orphans();
+  // clean_orphans() once per open store, from the first call that writes search files
+  // (define, drop, rebuild, search); verify and search_index_status remove nothing.
+  void clean_orphans_once();
+  bool orphans_cleaned = false;  // guarded by mu
 
   // The stored definition (nullopt: none); every definition of a collection.
   result<std::optional<definition>> read_definition(std::string_view collection, std::string_view name) const;
@@ -82,6 +87,10 @@ struct semantic_list {
 result<semantic_list> semantic_ranking(const store& st, const definition& d, const embed::model_registry* models,
                                        const std::string& text, const document& filter, std::uint64_t depth,
                                        const scan_control& control);
+
+// Op-log records verify and search_index_status read to count how far a generation is
+// behind its own collection (docs/limits.md); past it the count is a floor.
+inline constexpr std::uint64_t k_lag_scan_records = 1'000'000;
 
 // The op-log's newest seq (meta) under `ro`.
 result<std::uint64_t> last_seq(const store::impl& s, const rocksdb::ReadOptions& ro);

@@ -66,7 +66,7 @@ std::string lower(std::string s) {
 // The lexical ranking: every candidate in rank order (best first) passing `keep`, until
 // `limit` are kept and the tie group of the last one is complete.
 static result<std::vector<candidate>> lexical(generation& g, const std::string& match, const search_request& req,
-                                              std::uint64_t limit, clock::time_point deadline,
+                                              bool cut_by_min_score, std::uint64_t limit, clock::time_point deadline,
                                               const std::function<result<bool>(const candidate&)>& keep) {
   stmt q, m;
   if (sqlite3_prepare_v2(g.db(), "SELECT rowid, rank FROM fts WHERE fts MATCH ?1 ORDER BY rank", -1, &q.st, nullptr) != SQLITE_OK ||
@@ -81,7 +81,9 @@ static result<std::vector<candidate>> lexical(generation& g, const std::string& 
     candidate c;
     c.rowid = sqlite3_column_int64(q.st, 0);
     c.score = -sqlite3_column_double(q.st, 1);
-    if (req.min_score && c.score < *req.min_score) break;
+    // minScore cuts the lexical ranking only in lexical mode, where the BM25-derived score is
+    // the one returned; in hybrid mode it applies to the fused score (manager::run).
+    if (cut_by_min_score && req.min_score && c.score < *req.min_score) break;
     if (out.size() >= limit && c.score != out.back().score) break;
     if (++seen % 256 == 0 && clock::now() >= deadline) {
       return make_error("search: timeoutMs (" + std::to_string(req.timeout_ms) + ") ran out after ranking " +
@@ -155,6 +157,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
   OMGDB_TRY(f, filter::compile(req.filter));
   const bool filtered = !req.filter.empty();
 
+  impl_->clean_orphans_once();  // a search writes search files: its first one removes leftovers
   auto st = impl_->state(d);
   std::lock_guard lock(st->mu);
   search_result out;
@@ -213,7 +216,7 @@ result<search_result> manager::run(const search_request& req, const embed::model
     }
   };
   const std::uint64_t depth = mode == search_mode::lexical ? req.limit : std::max<std::uint64_t>(req.limit * 4, 50);
-  OMGDB_TRY(lex, lexical(gen, pq.match, req, depth, deadline, keep));
+  OMGDB_TRY(lex, lexical(gen, pq.match, req, mode == search_mode::lexical, depth, deadline, keep));
   if (mode == search_mode::lexical) {
     std::uint64_t rank = 0;
     for (const auto& c : lex) {
@@ -248,7 +251,9 @@ result<search_result> manager::run(const search_request& req, const embed::model
     const auto sim = sem.similarity.find(fz.key);
     const bool semantic_only = mode == search_mode::semantic;
     h.score = semantic_only && sim != sem.similarity.end() ? sim->second : fz.score;
-    if (semantic_only && req.min_score && h.score < *req.min_score) break;
+    // minScore is compared with the score returned: the similarity (semantic) or the fused
+    // score (hybrid). Both lists are in that score's order, so the first below it ends them.
+    if (req.min_score && h.score < *req.min_score) break;
     const auto lc = by_key.find(fz.key);
     if ((req.highlight || req.explain) && lc != by_key.end()) {
       OMGDB_CHECK(decorate(gen, d, pq.match, *lc->second, req.highlight, req.explain, fz.ranks[0].value_or(0), h));

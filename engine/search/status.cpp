@@ -1,5 +1,7 @@
 // omgdb search — search_index_status and verify's report of the generations. Neither builds,
 // catches up nor removes anything.
+#include <bson/bson.h>
+
 #include "engine/bson/bson_codec.hpp"
 #include "engine/search/index.hpp"
 #include "engine/search/page_check.hpp"
@@ -13,6 +15,65 @@ using namespace detail;
 namespace {
 
 std::int64_t i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+// How far a generation built through `applied` is behind: the op-log records in (applied,
+// last] that its catch-up would apply, i.e. those of its own collection (a document's write or
+// the collection's drop). Other collections' records (another collection's writes, vsync's
+// `C.__vectors`) never make an index stale. At most k_lag_scan_records are read.
+struct lag_count {
+  std::uint64_t records = 0;  // of the index's collection
+  bool exact = true;          // false: the scan stopped at k_lag_scan_records (records is a floor)
+};
+
+bool changes_collection(std::string_view bytes, std::string_view collection) {
+  bson_iter_t it;
+  if (bytes.size() < 5 || !bson_iter_init_from_data(&it, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())) {
+    return true;  // unreadable: counted (catch-up reports it)
+  }
+  bool same = false, has_id = false, drop = false;
+  while (bson_iter_next(&it)) {
+    const std::string_view key = bson_iter_key(&it);
+    if ((key == "collection" || key == "op") && BSON_ITER_HOLDS_UTF8(&it)) {
+      std::uint32_t len = 0;
+      const char* text = bson_iter_utf8(&it, &len);
+      const std::string_view v(text, len);
+      if (key == "collection") {
+        same = v == collection;
+        if (!same) return false;
+      } else {
+        drop = v == "drop_collection";
+      }
+    } else if (key == "_id") {
+      has_id = true;
+    }
+  }
+  return same && (has_id || drop);
+}
+
+result<lag_count> collection_lag(const store::impl& s, rocksdb::ReadOptions ro, std::string_view collection,
+                                 std::uint64_t applied, std::uint64_t last) {
+  lag_count out;
+  if (last <= applied) return out;
+  const std::string upper_key = oplog_key(last + 1);
+  rocksdb::Slice upper(upper_key);
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(s.db->NewIterator(ro, s.oplog));
+  std::uint64_t read = 0;
+  for (it->Seek(oplog_key(applied + 1)); it->Valid(); it->Next()) {
+    if (++read > k_lag_scan_records) {
+      out.exact = false;
+      break;
+    }
+    if (changes_collection(it->value().ToStringView(), collection)) ++out.records;
+  }
+  if (!it->status().ok()) return storage_error(s.path, "read", it->status());
+  return out;
+}
+
+std::string lag_words(const lag_count& lag) {
+  return (lag.exact ? "" : "at least ") + std::to_string(lag.records) + " op-log records of its collection behind" +
+         (lag.exact ? "" : " (the count stopped after " + std::to_string(k_lag_scan_records) + " op-log records)");
+}
 
 value opt_int(std::optional<std::int64_t> v) { return v ? value(*v) : value(); }
 
@@ -111,11 +172,19 @@ store::verify_cache check_one(manager::impl& m, index_state& st, const rocksdb::
   if (rows) c.indexed = *rows;
   if (auto i = gen.integrity(); !i || !rows) return damaged(!rows ? rows.error().message : i.error().message);
   const bool definition_matches = gen.definition_version() == d.version;
-  // Rows against the documents when the generation is exactly as of this snapshot; otherwise
-  // (behind, ahead, another definition) the row map against its own full-text rows only.
+  lag_count lag;
+  if (c.built_through < last) {
+    auto counted = collection_lag(m.s, ro, d.collection, c.built_through, last);
+    if (!counted) return damaged(counted.error().message, false);
+    lag = *counted;
+  }
+  const bool current = c.built_through >= last || (lag.exact && lag.records == 0);
+  // Rows against the documents when the generation is exactly as of this snapshot (built
+  // through it, or behind only by other collections' records); otherwise (behind, ahead,
+  // another definition) the row map against its own full-text rows only.
   document_rows docs(m.s, ro, d);
   generation::document_source source = [&docs] { return docs.next(); };
-  const bool against_documents = definition_matches && c.built_through == last;
+  const bool against_documents = definition_matches && c.built_through <= last && current;
   if (against_documents) {
     if (auto started = docs.start(); !started) return damaged(started.error().message);
   }
@@ -144,9 +213,9 @@ store::verify_cache check_one(manager::impl& m, index_state& st, const rocksdb::
                "(the store's retention): the next search rebuilds it from the documents instead of catching up";
     return c;
   }
-  if (c.built_through < last) {
+  if (!current) {
     c.state = "behind";
-    c.detail = std::to_string(last - c.built_through) + " op-log records behind; the next search catches it up";
+    c.detail = lag_words(lag) + "; the next search catches it up";
     return c;
   }
   c.state = "fresh";
@@ -227,13 +296,20 @@ result<std::vector<document>> manager::index_status(std::string_view collection,
         std::error_code ec;
         const auto bytes = fs::file_size(gen.file(), ec);
         const std::uint64_t applied = gen.applied_seq();
+        lag_count lag;
+        if (auto counted = collection_lag(impl_->s, ro, d.collection, applied, last)) {
+          lag = *counted;
+        } else {
+          gen_error = counted.error().message;
+        }
         gen_doc = document{{"id", i64(cur)},
                            {"file", gen.file().string()},
                            {"fileBytes", i64(ec ? 0 : bytes)},
                            {"definitionVersion", i64(gen.definition_version())},
                            {"builtThroughSeq", i64(applied)},
                            {"lastSeq", i64(last)},
-                           {"lag", i64(last > applied ? last - applied : 0)},
+                           {"lag", i64(lag.records)},
+                           {"lagExact", lag.exact},
                            {"behindTrimmedOplog", applied < impl_->s.trimmed_through.load()},
                            {"createdMillis", opt_int(gen.state_int("createdMillis"))}};
         prov.push_back({"buildFromSeq", opt_int(gen.state_int("snapshotSeq"))});

@@ -491,8 +491,8 @@ class store {
                                                 const scan_control& control = {},
                                                 const std::vector<std::string>* fields = nullptr) const;
 
-  // `$lookup`'s foreign side through an index (store_lookup.cpp): an index leading with one
-  // path (not partial) chosen once when opened, read under one snapshot taken then, and sought
+  // `$lookup`'s foreign side through an index (store_lookup.cpp): `_id`, or an index leading
+  // with one path (not partial) chosen once when opened, read under one snapshot taken then, and sought
   // once per value of each call — no planning per call.
   class equality_reader {
    public:
@@ -505,7 +505,9 @@ class store {
     // error; more than `max_bytes` of documents for one call.
     virtual result<bool> read(const array& values, std::vector<std::string>& out, std::size_t max_bytes) = 0;
   };
-  // nullptr when the collection does not exist or has no such index. Error: a bad name.
+  // nullptr when the collection does not exist or has no such index. `_id` always has one:
+  // the documents' own keys (a Get per value; every value has a point there, and an array or
+  // a regex, never a stored `_id`, matches nothing). Error: a bad name.
   result<std::unique_ptr<equality_reader>> equality_reader_for(std::string_view collection, std::string_view path) const;
   // --- end of aggregation ---
 

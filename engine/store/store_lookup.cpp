@@ -8,6 +8,11 @@
 // the later fields of a compound index hold — collects the docs-key suffixes, sorts them
 // into `_id` order and reads the documents by key. No planner runs per call:
 // the plan of an equality on the index's leading field is always these point ranges.
+//
+// `_id` needs no index: the documents are keyed by keystring(_id) (store_detail.hpp), so a
+// read of `_id` values is one Get per value. Every value has a point there — null is the
+// key of the document whose `_id` is null (every document has an `_id`, so null matches no
+// missing one) — and an array or a regex matches no document (a stored `_id` is never one).
 #include <algorithm>
 
 #include "engine/index/index.hpp"
@@ -48,6 +53,10 @@ class reader_impl final : public store::equality_reader {
     entry_ = **entry;
     doc_key_ = docs_prefix(entry_.id);
     docs_prefix_size_ = doc_key_.size();
+    if (path == "_id") {
+      by_id_ = true;
+      return true;
+    }
     auto defs = read_index_defs(s_, snap_.read_options(), entry_.id);
     if (!defs) return std::move(defs).error();
     for (const index_def& d : *defs) {
@@ -66,8 +75,14 @@ class reader_impl final : public store::equality_reader {
   }
 
   result<bool> read(const array& values, std::vector<std::string>& out, std::size_t max_bytes) override {
-    if (!std::all_of(values.begin(), values.end(), has_point)) return false;
     ids_.clear();
+    if (by_id_) {
+      for (const value& v : values) {
+        if (!v.is_array() && !std::holds_alternative<regex>(v.raw())) ids_.push_back(encode_key(v));
+      }
+      return read_documents(out, max_bytes);
+    }
+    if (!std::all_of(values.begin(), values.end(), has_point)) return false;
     for (const value& v : values) {
       key_ = prefix_;
       append_key(key_, v, descending_);
@@ -78,6 +93,12 @@ class reader_impl final : public store::equality_reader {
       }
       if (!it_->status().ok()) return storage_error(s_.path, "read", it_->status());
     }
+    return read_documents(out, max_bytes);
+  }
+
+ private:
+  // The documents of the `_id` keys in ids_, each once, in `_id` order.
+  result<bool> read_documents(std::vector<std::string>& out, std::size_t max_bytes) {
     std::sort(ids_.begin(), ids_.end());
     ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
     // One Get per document (cheaper than a MultiGet for the one or few of a typical join).
@@ -88,7 +109,7 @@ class reader_impl final : public store::equality_reader {
       doc_key_ += id;
       got_.Reset();
       auto st = s_.db->Get(ro, s_.docs, doc_key_, &got_);
-      if (st.IsNotFound()) continue;  // cannot happen under one snapshot
+      if (st.IsNotFound()) continue;  // an `_id` value no document has
       if (!st.ok()) return storage_error(s_.path, "read", st);
       bytes += got_.size();
       if (bytes > max_bytes) {
@@ -101,7 +122,6 @@ class reader_impl final : public store::equality_reader {
     return true;
   }
 
- private:
   const store::impl& s_;
   snapshot_guard snap_;  // before the iterator reading through it
   std::string collection_;
@@ -109,6 +129,7 @@ class reader_impl final : public store::equality_reader {
   std::string prefix_, upper_;
   rocksdb::Slice upper_slice_;
   bool descending_ = false;
+  bool by_id_ = false;  // `_id`: the documents' own keys, no index
   std::unique_ptr<rocksdb::Iterator> it_;
   std::vector<std::string> ids_;
   std::string key_, end_, doc_key_;

@@ -48,51 +48,63 @@ result<nearest_result> nearest(const store& s, const nearest_request& request, c
     return make_error("the query vector has " + std::to_string(request.query.size()) + " components; field `" +
                       request.field + "` holds vectors of " + std::to_string(out.bound.dim));
   }
-  std::string cache_note;
-  OMGDB_TRY(cache, load_cache(impl, view, request.collection, out.bound, control, &cache_note));
-  if (!cache_note.empty()) out.notes.push_back(std::move(cache_note));
-  // The rows that may be ranked: matching documents whose vector is fresh.
-  std::vector<std::uint32_t> rows;
-  std::vector<bool> allowed(cache->rows(), false);
-  OMGDB_CHECK(scan_source(impl, view, request.collection, &request.filter, control, [&](document&& d) {
-    ++out.candidates;
-    auto text = text_at(d, request.field);
-    if (!text) return true;
-    auto it = cache->row_of.find(encode_key(d.front().val));
-    if (it == cache->row_of.end()) {
-      ++out.missing;
-    } else if (cache->hashes[it->second] != text_hash(*text)) {
-      ++out.stale;
-    } else {
-      rows.push_back(it->second);
-      allowed[it->second] = true;
-    }
-    return true;
-  }));
-  // Rows whose vector was written with another model than the binding's are not in the
-  // cache: they count as stale.
-  out.ranked = rows.size();
-  std::sort(rows.begin(), rows.end());
-  const std::span<const float> matrix(cache->matrix);
+  OMGDB_TRY(lease, load_cache(impl, view, request.collection, out.bound, control, &out.notes));
   const std::span<const float> query(request.query);
   std::vector<scored> best;
-  const bool use_hnsw = cache->rows() >= request.hnsw_min_vectors && rows.size() * 2 >= cache->rows();
-  if (use_hnsw) {
-    std::call_once(cache->hnsw_once, [&] { cache->hnsw = std::make_unique<hnsw_index>(matrix, cache->bound.dim); });
-    const std::size_t fetch = std::max<std::size_t>(request.k * k_over_fetch, 64);
-    for (const auto& c : cache->hnsw->search(query, fetch)) {
-      if (allowed[c.row] && best.size() < request.k) best.push_back(c);
+  for (int attempt = 0;; ++attempt) {
+    // The rows that may be ranked: matching documents whose vector is fresh.
+    out.candidates = out.missing = out.stale = 0;
+    std::vector<std::uint32_t> rows;
+    std::vector<bool> allowed(lease->rows(), false);
+    OMGDB_CHECK(scan_source(impl, view, request.collection, &request.filter, control, [&](document&& d) {
+      ++out.candidates;
+      auto text = text_at(d, request.field);
+      if (!text) return true;
+      auto it = lease->row_of.find(encode_key(d.front().val));
+      if (it == lease->row_of.end()) {
+        ++out.missing;
+      } else if (lease->hashes[it->second] != text_hash(*text)) {
+        ++out.stale;
+      } else {
+        rows.push_back(it->second);
+        allowed[it->second] = true;
+      }
+      return true;
+    }));
+    // Rows whose vector was written with another model than the binding's are not in the
+    // cache: they count as stale.
+    out.ranked = rows.size();
+    std::sort(rows.begin(), rows.end());
+    const std::span<const float> matrix(lease->matrix);
+    bool use_hnsw = lease->live() >= request.hnsw_min_vectors && rows.size() * 2 >= lease->live();
+    if (use_hnsw && !lease->hnsw) {
+      if (!ensure_graph(impl, request.collection, lease, &out.notes)) {
+        if (attempt < 2) {  // the rows changed meanwhile: take the current cache and scan again
+          lease = cache_lease{};
+          OMGDB_TRY(again, load_cache(impl, view, request.collection, out.bound, control, &out.notes));
+          lease = std::move(again);
+          continue;
+        }
+        use_hnsw = false;
+      }
     }
-    out.method = "hnsw";
-    if (best.size() < std::min(request.k, rows.size())) {
-      best = exact_top_k(matrix, cache->bound.dim, query, request.k, &rows);
-      out.method = "hnsw+exact";
+    if (use_hnsw && lease->hnsw) {
+      const std::size_t fetch = std::max<std::size_t>(request.k * k_over_fetch, 64);
+      for (const auto& c : lease->hnsw->search(query, fetch)) {
+        if (c.row < allowed.size() && allowed[c.row] && best.size() < request.k) best.push_back(c);
+      }
+      out.method = "hnsw";
+      if (best.size() < std::min(request.k, rows.size())) {
+        best = exact_top_k(matrix, lease->bound.dim, query, request.k, &rows);
+        out.method = "hnsw+exact";
+      }
+    } else {
+      best = exact_top_k(matrix, lease->bound.dim, query, request.k, &rows);
+      out.method = "exact";
     }
-  } else {
-    best = exact_top_k(matrix, cache->bound.dim, query, request.k, &rows);
-    out.method = "exact";
+    break;
   }
-  for (const auto& c : best) out.hits.push_back({cache->ids[c.row], static_cast<double>(c.score)});
+  for (const auto& c : best) out.hits.push_back({lease->ids[c.row], static_cast<double>(c.score)});
   return out;
 }
 

@@ -16,12 +16,13 @@
 // one left from earlier text).
 //
 // Search. Exact cosine (the vectors are unit length: a dot product) over a contiguous float32
-// cache file rebuilt from `C.__vectors` whenever the store changed since it was built
-// (`<store>/caches/vectors/…`, rebuildable, checksummed, reported by verify as a cache; a
-// file that fails its checksum is rebuilt, never ranked from). Only fresh
-// vectors of documents matching the filter are ranked. Above k_hnsw_min_vectors fresh rows
-// with no filter (or a filter keeping most documents) an HNSW index over the same cache
-// answers, over-fetching and falling back to exact when too few survive the filter.
+// cache (vector_cache.hpp: `<store>/caches/vectors/…`, rebuildable, checksummed, reported by
+// verify as a cache; a file that fails its checksum is rebuilt, never ranked from), brought up
+// to date from the op-log after a vsync. Only fresh vectors of documents matching the filter
+// are ranked. Above k_hnsw_min_vectors fresh rows with no filter (or a filter keeping most
+// documents) an HNSW graph over the same rows answers, over-fetching and falling back to exact
+// when too few survive the filter; the graph is saved with the cache, so a restart loads it,
+// and a small vsync changes it in place.
 #pragma once
 
 #include <cstdint>
@@ -102,7 +103,10 @@ result<nearest_result> search_text(const store& s, const embed::model_registry& 
 struct sync_request {
   std::string collection;
   std::string field;
-  std::optional<std::string> model;  // (re)binds the field to this installed model
+  // (Re)binds the field to this installed model. Absent: the field's binding, else the
+  // registry's default model ([vectors] default_model), else the only installed model; an
+  // error (listing the installed models) when none of these decides.
+  std::optional<std::string> model;
   std::size_t batch = k_sync_batch;  // documents per atomic batch
 };
 struct sync_result {

@@ -30,18 +30,25 @@ status check_source(std::string_view collection) {
   return {};
 }
 
-std::string no_model_message(std::string_view collection, std::string_view field, const embed::model_registry& models) {
-  std::string msg = "no model is bound to field `" + std::string(field) + "` of `" + std::string(collection) +
-                    "`: run vsync with `model` set to an installed model";
-  auto list = models.list();
-  if (list && !list->empty()) {
-    msg += " (installed:";
-    for (const auto& m : *list) msg += " " + m.name;
-    msg += ")";
-  } else {
-    msg += " (none is installed in " + models.directory().string() + ": install one with `omgdb model add NAME PATH`)";
+// The model a vsync without `model` uses for a field with no binding yet (seed 000 calls
+// vsync(path, collection, field)): the configured default, else the only installed model.
+// An error only when that is ambiguous: none configured and several (or no) models installed.
+result<std::string> implied_model(std::string_view collection, std::string_view field,
+                                  const embed::model_registry& models) {
+  if (!models.default_model().empty()) return models.default_model();
+  OMGDB_TRY(list, models.list());
+  if (list.size() == 1) return list.front().name;
+  std::string msg = "no model is bound to field `" + std::string(field) + "` of `" + std::string(collection) + "` and ";
+  if (list.empty()) {
+    return make_error(msg + "none is installed in " + models.directory().string() +
+                          ": install one with `omgdb model add NAME PATH`",
+                      failure_kind::not_found);
   }
-  return msg;
+  msg += "no default model is configured ([vectors] default_model), so which of the " + std::to_string(list.size()) +
+         " installed models to use is ambiguous: run vsync with `model` set to one of";
+  for (const auto& m : list) msg += " `" + m.name + "`";
+  msg += ", or set [vectors] default_model";
+  return make_error(msg);
 }
 
 struct work {
@@ -63,7 +70,8 @@ result<sync_result> sync(store& s, const embed::model_registry& models, const sy
   } else if (current) {
     model_name = current->model;
   } else {
-    return make_error(no_model_message(request.collection, request.field, models));
+    OMGDB_TRY(implied, implied_model(request.collection, request.field, models));
+    model_name = std::move(implied);
   }
   OMGDB_TRY(model, models.open(model_name));
   const auto& info = model->info();

@@ -154,3 +154,28 @@ TEST_CASE("a token given by value is checked, hashed and never kept in the error
   CHECK(s->http.tokens[0].hash == auth::sha256("0123456789abcdefXYZ"));
   CHECK(s->http.tokens[0].scope == auth::scope::read_write);
 }
+
+TEST_CASE("tools.profile takes one profile or a list, and refuses an unknown one") {
+  auto one = config::load_string("[tools]\nprofile = \"core\"\n", "test.toml");
+  REQUIRE(one.ok());
+  CHECK(one->tool_profiles == std::vector<std::string>{"core"});
+  auto two = config::load_string("[tools]\nprofile = [\"search\", \"sql\"]\n", "test.toml");
+  REQUIRE(two.ok());
+  CHECK(two->tool_profiles == std::vector<std::string>{"search", "sql"});
+  auto none = config::load_string("scope = \"read\"\n", "test.toml");
+  REQUIRE(none.ok());
+  CHECK(none->tool_profiles == std::vector<std::string>{"all"});
+  CHECK(contains(error_of("[tools]\nprofile = \"everything\"\n"), "`tools.profile` `everything` is not a profile"));
+}
+
+TEST_CASE("[vectors] default_model names the model vsync binds when a call names none, and must be a model name") {
+  auto s = load_string("[vectors]\ndefault_model = \"minilm-L6\"\n", "v.toml");
+  REQUIRE(s);
+  CHECK(s->default_model == "minilm-L6");
+  auto none = load_string("", "v.toml");
+  REQUIRE(none);
+  CHECK(none->default_model.empty());
+  CHECK(contains(error_of("[vectors]\ndefault_model = \"../x\"\n"), "vectors.default_model"));
+  CHECK(contains(error_of("[vectors]\ndefault_model = \"\"\n"), "vectors.default_model"));
+  CHECK(contains(error_of("[vectors]\nmodel = \"x\"\n"), "model"));
+}

@@ -15,7 +15,11 @@ bj::object result_of(const std::string& envelope) {
   return v->as_object().at("result").as_object();
 }
 
-mcp::tool_result texts(std::vector<std::string> t) { return mcp::tool_result{std::move(t), false}; }
+mcp::tool_result texts(std::vector<std::string> t) {
+  mcp::tool_result r;
+  r.texts = std::move(t);
+  return r;
+}
 
 }  // namespace
 
@@ -117,4 +121,32 @@ TEST_CASE("a request is modern when its _meta declares a protocol version") {
   CHECK(err.at("code") == bj::value(-32022));
   CHECK(err.at("data").at("requested") == bj::value("1900-01-01"));
   CHECK(err.at("data").at("supported").as_array().front() == bj::value("2026-07-28"));
+}
+
+TEST_CASE("a continuation given by the tool is a member of structuredContent in every shape") {
+  auto r = texts({"{\"_id\":1}\n"});
+  r.structured_extra["continuation"] = bj::object{{"afterId", 1}};
+  auto s = mcp::structured_content(r, mcp::result_shape::ndjson);
+  REQUIRE(s);
+  CHECK(s->as_object().at("continuation").as_object().at("afterId") == bj::value(1));
+  auto o = texts({"{\"ok\":true}"});
+  o.structured_extra["continuation"] = bj::object{{"skip", 5}};
+  auto so = mcp::structured_content(o, mcp::result_shape::json_object);
+  REQUIRE(so);
+  CHECK(so->as_object().at("ok") == bj::value(true));
+  CHECK(so->as_object().at("continuation").as_object().at("skip") == bj::value(5));
+}
+
+TEST_CASE("a cut result that no longer parses still conforms to its output schema") {
+  auto r = texts({"{\"_id\":1,\"big\":\"aaaa"});
+  r.structured_extra["truncated"] = bj::object{{"shownBytes", 18}, {"totalBytes", 40000}};
+  auto v = mcp::structured_content(r, mcp::result_shape::json_value);
+  REQUIRE(v);
+  CHECK(v->as_object().at("document").is_null());
+  CHECK(v->as_object().at("truncated").as_object().at("totalBytes") == bj::value(40000));
+  auto a = mcp::structured_content(r, mcp::result_shape::json_array);
+  REQUIRE(a);
+  CHECK(a->as_object().at("items").as_array().empty());
+  auto plain = texts({"{\"_id\":1,\"big\":\"aaaa"});
+  CHECK_FALSE(mcp::structured_content(plain, mcp::result_shape::json_value));  // not cut: no structure
 }

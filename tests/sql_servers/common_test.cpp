@@ -22,7 +22,7 @@ TEST_CASE("all three servers are there") {
 
 TEST_CASE("execute returns columns with types and nullability, and exact JSON values") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto out = run(*a, "SELECT id, name, price, big, ratio, data, note FROM items WHERE id <= 3 ORDER BY id", ro());
@@ -55,7 +55,7 @@ TEST_CASE("execute returns columns with types and nullability, and exact JSON va
 
 TEST_CASE("max_rows stops at a row count and says more rows are available") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto o = ro();
@@ -73,7 +73,7 @@ TEST_CASE("max_rows stops at a row count and says more rows are available") {
 
 TEST_CASE("max_bytes cuts the rows at a row boundary and says so") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto o = ro();
@@ -89,7 +89,7 @@ TEST_CASE("max_bytes cuts the rows at a row boundary and says so") {
 
 TEST_CASE("schema_summary lists relations in order, with columns, paged") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto all = a->schema_summary("", "", 0, 50, ro());
@@ -131,7 +131,7 @@ TEST_CASE("schema_summary lists relations in order, with columns, paged") {
 
 TEST_CASE("table_indexes names each index with its columns; an unknown table is an error naming it") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto ix = a->table_indexes("", "items", ro());
@@ -165,7 +165,7 @@ TEST_CASE("table_indexes names each index with its columns; an unknown table is 
 
 TEST_CASE("explain returns the plan without running the statement, writes included") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto before = fingerprint(*a);
@@ -189,7 +189,7 @@ TEST_CASE("explain returns the plan without running the statement, writes includ
 
 TEST_CASE("ping answers") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto p = a->ping(ro());
@@ -200,7 +200,7 @@ TEST_CASE("ping answers") {
 
 TEST_CASE("more than one statement is refused at the protocol level, read-only or not") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto before = fingerprint(*a);
@@ -218,7 +218,7 @@ TEST_CASE("more than one statement is refused at the protocol level, read-only o
 
 TEST_CASE("read-only execution refuses plain writes, DDL and data-modifying CTEs") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto before = fingerprint(*a);
@@ -243,7 +243,7 @@ TEST_CASE("read-only execution refuses plain writes, DDL and data-modifying CTEs
 
 TEST_CASE("writes commit in one statement and report the affected count") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto ins = run(*a, "INSERT INTO scratch (k, v) VALUES ('w1', 1), ('w2', 2)", rw());
@@ -266,7 +266,7 @@ namespace omgdb::test {
 
 TEST_CASE("locks taken by a read are gone when the call returns") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     if (d == sql_dialect::sqlite) continue;  // read handles cannot open a transaction at all
     CAPTURE(t.name());
     auto a = open(t, 1);
@@ -286,7 +286,7 @@ TEST_CASE("locks taken by a read are gone when the call returns") {
 
 TEST_CASE("a call waiting for a pooled session gives up at its deadline or when cancelled") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t, 1);
     std::string_view slow = d == sql_dialect::postgres ? "SELECT pg_sleep(1.5)"
@@ -314,7 +314,7 @@ namespace omgdb::test {
 
 TEST_CASE("a pooled session closed by the server is replaced before the statement runs") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     if (d == sql_dialect::sqlite) continue;
     CAPTURE(t.name());
     auto a = open(t, 1);
@@ -343,7 +343,7 @@ namespace omgdb::test {
 
 TEST_CASE("many threads share one adapter and its small pool") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t, 2);
     std::atomic<int> ok{0}, failed{0};
@@ -372,7 +372,7 @@ namespace omgdb::test {
 
 TEST_CASE("explain never executes: no sleep, no ANALYZE smuggled in front of the statement") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto before = fingerprint(*a);
@@ -397,7 +397,7 @@ namespace omgdb::test {
 
 TEST_CASE("a value longer than the byte budget ends the result as truncated") {
   for (const auto& t : all_targets()) {
-    const auto d = t.dialect;
+    [[maybe_unused]] const auto d = t.dialect;
     CAPTURE(t.name());
     auto a = open(t);
     auto o = ro();

@@ -69,3 +69,20 @@ TEST_CASE("a search index covering the field chooses the pack's documents, and b
                     .is_error);
   CHECK(pack_meta(b, R"({"collection":"other","field":"b","query":"kiwi"})").at("ranking").as_string() == "bm25");
 }
+
+TEST_CASE("with a search index, a question is answered from the section about its subject, not its phrasing") {
+  test::tool_bench b{"omgdb-context-tools-"};
+  const std::string docs = R"([
+    {"_id": "express", "body": "Express is a fast web framework for Node.js. Installation: npm install express. Express routes requests."},
+    {"_id": "contributing", "body": "How to Contribute. How do I help? If you do not know how, ask: I do answer. How you do it is up to you."},
+    {"_id": "guide", "body": "How to Contribute docs. How do I fix a typo? Do open a pull request: I do review them."}])";
+  REQUIRE_FALSE(b.call("insert_many", R"({"collection":"readmes","documents":)" + docs + "}").is_error);
+  REQUIRE_FALSE(b.call("define_search_index", R"({"definition":{"collection":"readmes","name":"bodies","fields":["body"]}})")
+                    .is_error);
+  auto meta = pack_meta(b, R"({"collection":"readmes","field":"body","query":"How do I install express?","budget":200})");
+  CHECK(meta.at("ranking").as_string().find("search index `bodies`") != std::string::npos);
+  const auto& cites = meta.at("citations").as_array();
+  REQUIRE_FALSE(cites.empty());
+  CHECK(cites.at(0).at("_id").as_string() == "express");
+  CHECK(cites.size() == 1);  // the guides match only "how", "do" and "i"
+}

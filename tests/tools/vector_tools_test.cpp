@@ -56,9 +56,6 @@ TEST_CASE("vsync, vstale and vsearch answer through the tools with counts, bindi
   REQUIRE_FALSE(v.call("insert_many", R"({"collection":"pets","documents":[
       {"_id":1,"name":"a kitten"},{"_id":2,"name":"the dog"},{"_id":3,"name":"a table"},{"_id":4,"name":"chair"}]})")
                     .is_error);
-  auto none = v.call("vsync", R"({"collection":"pets","field":"name"})");
-  REQUIRE(none.is_error);
-  CHECK(none.texts.at(0).find("installed: tiny") != std::string::npos);
   auto synced = v.json_of("vsync", R"({"collection":"pets","field":"name","model":"tiny"})");
   CHECK(synced.at("embedded").as_int64() == 4);
   CHECK(synced.at("collection").as_string() == "pets.__vectors");
@@ -105,4 +102,16 @@ TEST_CASE("vsearch names the missing model and how to install it") {
   REQUIRE(r.is_error);
   CHECK(r.texts.at(0).find("model `glove` is not installed") != std::string::npos);
   CHECK(r.texts.at(0).find("omgdb model add glove PATH") != std::string::npos);
+}
+
+TEST_CASE("vsync with only the seed's parameters (path, collection, field) binds the only installed model") {
+  vector_bench v;
+  REQUIRE_FALSE(v.call("insert_many", R"({"collection":"pets","documents":[{"_id":1,"name":"a kitten"},{"_id":2,"name":"chair"}]})")
+                    .is_error);
+  auto synced = v.json_of("vsync", R"({"collection":"pets","field":"name"})");
+  CHECK(synced.at("embedded").as_int64() == 2);
+  CHECK(synced.at("binding").at("model").as_string() == "tiny");
+  CHECK(synced.at("rebound").as_bool());
+  auto found = v.json_of("vsearch", R"({"collection":"pets","field":"name","query":"cat","k":1})");
+  CHECK(found.at("results").as_array().at(0).at("_id").as_int64() == 1);
 }

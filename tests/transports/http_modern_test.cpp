@@ -11,7 +11,7 @@ TEST_CASE("a header value in the base64 sentinel form is decoded, any other take
   CHECK(decode_header_value("=?base64?SGVsbG8sIOS4lueVjA==?=") == std::optional<std::string>("Hello, 世界"));
   CHECK(decode_header_value("=?base64?IHBhZGRlZCA=?=") == std::optional<std::string>(" padded "));
   CHECK(decode_header_value("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=") == std::optional<std::string>("=?base64?literal?="));
-  CHECK(decode_header_value("=?base64??=") == std::optional<std::string>(""));
+  CHECK(decode_header_value("=?base64?" "?=") == std::optional<std::string>(""));  // split: no trigraph
 }
 
 TEST_CASE("a malformed base64 sentinel value is refused") {

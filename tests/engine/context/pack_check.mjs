@@ -22,7 +22,7 @@ execFileSync(omgdb, ["import-markdown", "--quiet", store, "md", path.join(source
 });
 
 function server(env) {
-  const child = spawn(omgdb, ["mcp"], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(omgdb, ["mcp", "--max-result-bytes", "67108864"], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
   const waiting = new Map();
   readline.createInterface({ input: child.stdout }).on("line", (line) => {
     const msg = JSON.parse(line);

@@ -23,7 +23,7 @@ FILES, BATCH = 6000, 10
 
 
 def mcp(store, calls):
-    p = subprocess.Popen([OMGDB, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    p = subprocess.Popen([OMGDB, "mcp", "--max-result-bytes", "67108864"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
     def rpc(i, method, params):
         p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")

@@ -120,3 +120,44 @@ TEST_CASE("search_index_status counts the semantic part's vectors and names the 
   CHECK(!(*bound)->model_sha256.empty());
   CHECK(json.find(R"("sha256":")" + (*bound)->model_sha256 + "\"") != std::string::npos);
 }
+
+TEST_CASE("minScore is compared with the score each mode returns: BM25, similarity, or the fused score in hybrid") {
+  vector_world w(40, 16);
+  w.fill(40);
+  w.sync("text", "a");
+  define(w, k_def);
+  auto with_min = [&](std::optional<es::search_mode> mode, std::optional<double> min) {
+    es::search_request r;
+    r.collection = "docs";
+    r.index = "both";
+    r.query = "w7 w12";
+    r.mode = mode;
+    r.limit = 20;
+    r.min_score = min;
+    auto out = es::manager::of(*w.db)->run(r, w.models.get());
+    REQUIRE_MESSAGE(out.ok(), (out ? "" : out.error().message));
+    return *out;
+  };
+  // Hybrid: a fused score is at most (1 + 0.2) / 61, so minScore 0.5 keeps nothing, even
+  // though the lexical candidates' BM25 scores are above 0.5.
+  auto all = with_min(std::nullopt, std::nullopt);
+  REQUIRE(all.mode == "hybrid");
+  REQUIRE(all.hits.size() >= 3);
+  auto lex = with_min(es::search_mode::lexical, 0.5);
+  REQUIRE(!lex.hits.empty());
+  for (const auto& h : lex.hits) CHECK(h.score >= 0.5);
+  CHECK(with_min(std::nullopt, 0.5).hits.empty());
+  // A threshold between two fused scores keeps exactly the hits at or above it.
+  std::size_t keep = 1;  // the first drop in score after the first hit
+  while (keep + 1 < all.hits.size() && all.hits[keep].score == all.hits[keep - 1].score) ++keep;
+  REQUIRE(all.hits[keep - 1].score > all.hits[keep].score);
+  auto some = with_min(std::nullopt, (all.hits[keep - 1].score + all.hits[keep].score) / 2);
+  REQUIRE(some.hits.size() == keep);
+  for (std::size_t i = 0; i < keep; ++i) CHECK(to_json(some.hits[i].id) == to_json(all.hits[i].id));
+  // Semantic: the similarity.
+  auto sem_all = with_min(es::search_mode::semantic, std::nullopt);
+  auto sem = with_min(es::search_mode::semantic, 0.5);
+  REQUIRE(sem.hits.size() >= 1);
+  CHECK(sem.hits.size() < sem_all.hits.size());
+  for (const auto& h : sem.hits) CHECK(h.score >= 0.5);
+}

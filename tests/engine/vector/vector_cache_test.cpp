@@ -25,7 +25,7 @@ void write_bytes(const fs::path& p, const std::string& bytes) {
 }
 
 // The offset of the first float of the matrix and the dimension, read from the header as
-// the file lays it out (magic, four length-prefixed strings, generation, dim, rows).
+// the file lays it out (magic, four length-prefixed strings, generation, seq, dim, rows).
 std::pair<std::size_t, std::uint32_t> matrix_at(const std::string& b) {
   std::size_t at = 8;
   for (int i = 0; i < 4; ++i) {
@@ -34,8 +34,8 @@ std::pair<std::size_t, std::uint32_t> matrix_at(const std::string& b) {
     at += 4 + n;
   }
   std::uint32_t dim = 0;
-  std::memcpy(&dim, b.data() + at + 8, 4);
-  return {at + 8 + 4 + 8, dim};
+  std::memcpy(&dim, b.data() + at + 16, 4);
+  return {at + 16 + 4 + 8, dim};
 }
 
 // Swaps the vectors of rows `a` and `b` in the file (the rows are in _id order, and the test
@@ -131,7 +131,7 @@ TEST_CASE("a vector cache file of the older format without a checksum is rebuilt
   nearest_to(w, "w3");
   const auto file = the_file(w);
   swap_rows(file, 3, 7);
-  // Format 1 was this layout with magic "OMGDBVC1" and no checksum after the rows.
+  // Format 1 was a layout with magic "OMGDBVC1" and no checksum after the rows.
   std::string bytes = read_bytes(file);
   bytes[7] = '1';
   bytes.resize(bytes.size() - 8);

@@ -60,6 +60,32 @@ TEST_CASE("vsync embeds what is missing, leaves fresh vectors alone and removes 
   CHECK(v->ok);
 }
 
+TEST_CASE("vsync with only the seed's parameters binds the configured default model, else asks which of several") {
+  test::vector_world w(20, 8);  // installs models `a` and `b`
+  w.fill(5);
+  vector::sync_request r;
+  r.collection = "docs";
+  r.field = "text";
+  // Two models, no default: ambiguous, and the error lists both.
+  auto ambiguous = vector::sync(*w.db, *w.models, r);
+  REQUIRE_FALSE(ambiguous.ok());
+  CHECK(ambiguous.error().message.find("`a`") != std::string::npos);
+  CHECK(ambiguous.error().message.find("`b`") != std::string::npos);
+  CHECK(ambiguous.error().message.find("default_model") != std::string::npos);
+  // With a default configured, the seed's call binds it.
+  embed::model_registry with_default(w.dir.path() / "models", "b");
+  auto bound = vector::sync(*w.db, with_default, r);
+  REQUIRE_MESSAGE(bound.ok(), (bound ? "" : bound.error().message));
+  CHECK(bound->bound.model == "b");
+  CHECK(bound->embedded == 5);
+  // Later calls without `model` keep the binding, whatever the default.
+  embed::model_registry other_default(w.dir.path() / "models", "a");
+  auto again = vector::sync(*w.db, other_default, r);
+  REQUIRE(again.ok());
+  CHECK(again->bound.model == "b");
+  CHECK_FALSE(again->rebound);
+}
+
 TEST_CASE("editing a document's text makes exactly its vector stale, and vstale lists new documents as missing") {
   test::vector_world w(50, 8);
   w.fill(20);
