@@ -104,6 +104,11 @@ struct settings {
   std::size_t session_workers = 0;
   // `[limits] call_memory_bytes`: what one call may build (common/call_budget.hpp; 1 MiB … 64 GiB).
   std::uint64_t call_memory_bytes = std::uint64_t{128} << 20;
+  // `[limits] write_budget_bytes`: what one mutating call may hold before its commit
+  // (store_options::max_write_bytes; 1 MiB … 64 GiB). `[limits] aggregation_stage_bytes`: what
+  // one holding aggregation stage may hold (pipeline_options::max_stage_bytes; 1 MiB … 64 GiB).
+  std::uint64_t write_budget_bytes = std::uint64_t{1} << 30;
+  std::uint64_t aggregation_stage_bytes = std::uint64_t{100} << 20;
   // `[stores] roots`: absolute directories. Over HTTP a store `path` must resolve under one of
   // them (auth/paths.hpp); empty: stores are not confined (stdio, the local user's own files).
   std::vector<std::filesystem::path> store_roots;

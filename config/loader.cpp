@@ -124,6 +124,8 @@ void read_root(const toml::table& root, problem_sink& sink, settings& s) {
     s.call_timeout = std::chrono::milliseconds(ms);
     l.count("session_workers", 0, 256, s.session_workers);
     l.count("call_memory_bytes", std::uint64_t{1} << 20, std::uint64_t{64} << 30, s.call_memory_bytes);
+    l.count("write_budget_bytes", std::uint64_t{1} << 20, std::uint64_t{64} << 30, s.write_budget_bytes);
+    l.count("aggregation_stage_bytes", std::uint64_t{1} << 20, std::uint64_t{64} << 30, s.aggregation_stage_bytes);
     l.finish();
   }
   if (const auto* t = r.table("stores")) {

@@ -80,7 +80,8 @@ std::vector<std::string> changed_sections(const settings& before, const settings
   if (before.scope != after.scope) out.emplace_back("scope");
   if (before.max_result_bytes != after.max_result_bytes || before.workers != after.workers ||
       before.call_timeout != after.call_timeout || before.session_workers != after.session_workers ||
-      before.call_memory_bytes != after.call_memory_bytes) {
+      before.call_memory_bytes != after.call_memory_bytes || before.write_budget_bytes != after.write_budget_bytes ||
+      before.aggregation_stage_bytes != after.aggregation_stage_bytes) {
     out.emplace_back("limits");
   }
   if (before.store_roots != after.store_roots) out.emplace_back("stores.roots");

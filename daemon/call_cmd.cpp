@@ -131,6 +131,7 @@ int run_call(const call_args& a) {
   auto live = std::make_shared<live_settings>(*loaded);
   auto sql = make_sql_service(*loaded, true);  // `omgdb sql approve` may decide, as for `omgdb mcp`
   auto stores = std::make_shared<engine::store_registry>();
+  apply_store_limits(*loaded);
   mcp::server_options opts;
   opts.scope = loaded->scope;
   opts.max_result_bytes = loaded->max_result_bytes;

@@ -170,6 +170,8 @@ int run_mcp(const mcp_command& cmd) {
   auto live = std::make_shared<live_settings>(*loaded);
   auto sql = make_sql_service(*loaded, true);  // its admin channel lets a person approve
   auto stores = std::make_shared<engine::store_registry>();
+  serve_store_admin(stores);
+  apply_store_limits(*loaded);
   mcp::server_options opts;
   opts.scope = scope;
   opts.max_result_bytes = loaded->max_result_bytes;

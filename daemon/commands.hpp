@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,5 +79,23 @@ std::function<std::optional<int>()> add_call_command(CLI::App& app);
 // 3 + the kind's index: invalid_argument 3, not_found 4, conflict 5, busy 6, cancelled 7,
 // limit_exceeded 8, unavailable 9, corrupt 10, io 11, internal 12.
 int call_exit_status(failure_kind kind) noexcept;
+
+// `omgdb backup`, `restore`, `load`, `oplog trim|retention` (daemon/store_life_cmd.cpp,
+// docs/backup.md). Adds the subcommands; the function runs the chosen one (nullopt otherwise).
+std::function<std::optional<int>()> add_store_life_commands(CLI::App& app);
+// `omgdb doctor STORE`: the store's size by part and what its retention would free.
+int run_store_doctor(const std::string& path);
+}  // namespace omgdb::daemon
+
+namespace omgdb::engine {
+class store_registry;
+}  // namespace omgdb::engine
+
+namespace omgdb::daemon {
+// The config's store limits ([limits] write_budget_bytes, aggregation_stage_bytes) for every
+// store this process opens and every aggregate call it runs.
+void apply_store_limits(const config::settings& s);
+// Answers `backup` and `oplog_trim` of the stores this process holds on its admin socket.
+void serve_store_admin(std::shared_ptr<engine::store_registry> stores);
 
 }  // namespace omgdb::daemon

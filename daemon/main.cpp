@@ -184,8 +184,11 @@ int main(int argc, char** argv) {
   client_cmd->add_option("--http", client_url, "Connect to `omgdb serve` at this URL instead of spawning `omgdb mcp`");
   add_config_option(client_cmd, config_file);
 
-  auto* doctor_cmd = app.add_subcommand("doctor", "Check a setup and say what to fix");
+  auto* doctor_cmd = app.add_subcommand("doctor", "Check a setup and say what to fix; with STORE, the store's size by part");
   add_config_option(doctor_cmd, config_file);
+  std::string doctor_store;
+  doctor_cmd->add_option("STORE", doctor_store, "A store: its size split into documents, indexes, op-log, search, "
+                                                "vectors, and what retention would free");
 
   std::string path, collection, json_arg, filter = "{}", sort, scope = "read-write";
   long long skip = -1, limit = -1;
@@ -244,6 +247,7 @@ int main(int argc, char** argv) {
   auto run_console_command = omgdb::daemon::add_console_command(app);
   auto run_markdown_command = omgdb::daemon::add_markdown_commands(app);
   auto run_call_command = omgdb::daemon::add_call_command(app);
+  auto run_store_life_command = omgdb::daemon::add_store_life_commands(app);
 
   try {
     app.parse(argc, argv);
@@ -258,6 +262,7 @@ int main(int argc, char** argv) {
   if (auto status = run_console_command()) return *status;
   if (auto status = run_markdown_command()) return *status;
   if (auto status = run_call_command()) return *status;
+  if (auto status = run_store_life_command()) return *status;
   if (*mcp_cmd) {
     if (const char* env = std::getenv("OMGDB_MCP_STANDALONE"); env && std::string(env) == "1") mcp.standalone = true;
     if (via_opt->count() && mcp.standalone) mcp.rejected.push_back("--via");
@@ -275,7 +280,7 @@ int main(int argc, char** argv) {
   if (*config_check_cmd) return run_config_check(config_file);
   if (*config_example_cmd) return run_config_example();
   if (*client_cmd) return run_client_config(client, client_url, config_file);
-  if (*doctor_cmd) return run_doctor(config_file);
+  if (*doctor_cmd) return doctor_store.empty() ? run_doctor(config_file) : run_store_doctor(doctor_store);
   if (*tools_cmd) return run_tools_list(scope, as_json);
   if (*create_cmd) return run_create(path);
   if (*dump_cmd) return run_dump(path);

@@ -91,6 +91,8 @@ int run_serve(const serve_command& cmd) {
   };
 
   auto stores = std::make_shared<engine::store_registry>();
+  serve_store_admin(stores);
+  apply_store_limits(s);
   mcp::server_options opts;
   opts.scope = s.scope;
   opts.max_result_bytes = s.max_result_bytes;

@@ -1,6 +1,7 @@
 #include "daemon/sql_runtime.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "common/log.hpp"
@@ -13,10 +14,24 @@ std::shared_ptr<sql::service> make_sql_service(const config::settings& s, bool s
   o.approvals_enabled = s.approvals.enabled;
   o.max_pending = max_pending_approvals;
   auto svc = std::make_shared<sql::service>(s.connections, o);
-  if (svc->empty() || !serve_approvals) return svc;
-  if (!s.approvals.enabled) {
-    log::warning("SQL approvals are disabled ([approvals] enabled = false): every execution that needs a person "
-                 "fails closed");
+  if (!serve_approvals) return svc;
+  if (svc->empty() || !s.approvals.enabled) {
+    if (!svc->empty()) {
+      log::warning("SQL approvals are disabled ([approvals] enabled = false): every execution that needs a person "
+                   "fails closed");
+    }
+    // The channel still serves the store commands (`omgdb backup` of a store this process
+    // holds, docs/backup.md); approvals stay off (service::approvals_ready needs them enabled).
+    // Without connections it is opened only in a runtime directory (a login session's
+    // XDG_RUNTIME_DIR, systemd's RUNTIME_DIRECTORY / STATE_DIRECTORY): a plain `omgdb mcp`
+    // leaves nothing in the user's home.
+    const bool runtime_dir = std::getenv("XDG_RUNTIME_DIR") != nullptr || std::getenv("RUNTIME_DIRECTORY") != nullptr ||
+                             std::getenv("STATE_DIRECTORY") != nullptr;
+    if (svc->empty() && !runtime_dir) return svc;
+    if (auto ok = svc->open_admin_channel(sql::admin_socket_dir()); !ok) {
+      log::debug("admin channel unavailable (`omgdb backup` of the stores this process holds will fail): " +
+                 ok.error().message);
+    }
     return svc;
   }
   if (auto ok = svc->open_admin_channel(sql::admin_socket_dir()); !ok) {

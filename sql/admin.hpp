@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,12 @@ class admin_server {
   std::unique_ptr<impl> impl_;
 };
 
+// Ops the approvals do not know, answered by the process that serves stores (the daemon sets
+// it: `backup`, `oplog_trim` of a store it holds, docs/backup.md). The handler returns
+// nullopt for an op it does not know either. Thread-safe; set once at start-up.
+using admin_extension = std::function<std::optional<boost::json::object>(const boost::json::object& request)>;
+void set_admin_extension(admin_extension handler);
+
 // Answers one request line (used by the server; exposed for tests).
 boost::json::object admin_answer(approval_queue& queue, const boost::json::object& request);
 
@@ -59,8 +66,10 @@ boost::json::object admin_answer(approval_queue& queue, const boost::json::objec
 // The live sockets in `dir` (sockets whose owner process refuses connections are removed).
 std::vector<std::filesystem::path> admin_sockets(const std::filesystem::path& dir);
 
-// Sends one request to one socket and reads one answer line (5 s timeout).
-result<boost::json::object> admin_request(const std::filesystem::path& socket, const boost::json::object& request);
+// Sends one request to one socket and reads one answer line (5 s timeout, or `timeout_ms`;
+// -1: none).
+result<boost::json::object> admin_request(const std::filesystem::path& socket, const boost::json::object& request,
+                                          int timeout_ms = 5000);
 
 // Opens a `watch` on one socket and calls `on_update` with each answer until it returns
 // false or the connection ends.

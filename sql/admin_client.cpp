@@ -99,12 +99,12 @@ std::vector<fs::path> admin_sockets(const fs::path& dir) {
   return out;
 }
 
-result<bj::object> admin_request(const fs::path& socket, const bj::object& request) {
+result<bj::object> admin_request(const fs::path& socket, const bj::object& request, int timeout_ms) {
   int fd = connect_to(socket);
   if (fd < 0) return make_error("cannot reach " + socket.string() + ": " + std::strerror(errno), failure_kind::unavailable);
   std::string buf;
   std::optional<std::string> line;
-  if (admin_send_line(fd, request)) line = read_line(fd, buf, 5000);
+  if (admin_send_line(fd, request)) line = read_line(fd, buf, timeout_ms);
   ::close(fd);
   if (!line) return make_error("no answer from " + socket.string(), failure_kind::unavailable);
   auto v = json::parse_strict(*line);

@@ -7,6 +7,7 @@
 // pipeline's per-document loops.
 #include <string>
 
+#include "engine/store/process_defaults.hpp"
 #include "engine/aggregate/pipeline.hpp"
 #include "engine/value/ejson.hpp"
 #include "tools/catalog.hpp"
@@ -38,6 +39,7 @@ std::string continuation_note(std::uint64_t returned, std::size_t max_bytes) {
 handler_result aggregate(aggregate_args& a, const call& c) {
   const engine::store_provider provider(*a.store);
   engine::pipeline_options options;
+  options.max_stage_bytes = engine::default_stage_bytes();  // [limits] aggregation_stage_bytes
   options.control = c.scan();
   const std::size_t max_bytes = c.ctx.max_result_bytes;
   std::string out, line;

@@ -42,6 +42,8 @@ handler_result verify(in_store& a, const call& c) {
                  {"caches", std::move(caches)},
                  {"mismatches", std::move(mismatches)}};
   if (r.more_mismatches > 0) out["moreMismatches"] = r.more_mismatches;
+  // A trimmed op-log (docs/backup.md): the replay started from the checkpoint at this seq - 1.
+  if (r.verified_from > 0) out["oplog"].as_object()["verifiedFromSeq"] = r.verified_from;
   return json_text(out);
 }
 

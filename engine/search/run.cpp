@@ -230,6 +230,16 @@ result<search_result> manager::run(const search_request& req, const embed::model
     if (!g) return std::move(g).error();
     if (*g == nullptr) return make_error("search index " + quoted_name(d.name) + " has no generation", failure_kind::internal);
   }
+  if ((*g)->applied_seq() < impl_->s.trimmed_through.load()) {
+    // The records it would catch up with were trimmed (the store's op-log retention).
+    out.notes.push_back("the op-log was trimmed past this generation (the store's op-log retention), so it was rebuilt "
+                        "from the documents instead of catching up");
+    OMGDB_TRY(built, impl_->build(d, *st, k_default_writer_memory, control));
+    (void)built;
+    g = impl_->current_generation(d, *st);
+    if (!g) return std::move(g).error();
+    if (*g == nullptr) return make_error("search index " + quoted_name(d.name) + " has no generation", failure_kind::internal);
+  }
   generation& gen = **g;
   out.generation = st->open_id;
   out.definition_mismatch = gen.definition_version() != d.version;

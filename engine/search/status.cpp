@@ -207,6 +207,12 @@ store::verify_cache check_one(manager::impl& m, index_state& st, const rocksdb::
                std::to_string(d.version) + repair;
     return c;
   }
+  if (c.built_through < m.s.trimmed_through.load()) {
+    c.state = "behind";
+    c.detail = "built through op-log seq " + std::to_string(c.built_through) + ", before the trimmed part of the op-log "
+               "(the store's retention): the next search rebuilds it from the documents instead of catching up";
+    return c;
+  }
   if (!current) {
     c.state = "behind";
     c.detail = lag_words(lag) + "; the next search catches it up";
@@ -304,6 +310,7 @@ result<std::vector<document>> manager::index_status(std::string_view collection,
                            {"lastSeq", i64(last)},
                            {"lag", i64(lag.records)},
                            {"lagExact", lag.exact},
+                           {"behindTrimmedOplog", applied < impl_->s.trimmed_through.load()},
                            {"createdMillis", opt_int(gen.state_int("createdMillis"))}};
         prov.push_back({"buildFromSeq", opt_int(gen.state_int("snapshotSeq"))});
         prov.push_back({"builtThroughSeq", i64(applied)});

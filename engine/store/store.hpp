@@ -414,6 +414,9 @@ class store {
     std::uint64_t meta_last_seq = 0;     // what meta records as the newest seq
     std::vector<std::string> mismatches;
     std::uint64_t more_mismatches = 0;
+    // 0: replayed from an empty store; else the op-log was trimmed through verified_from - 1
+    // and the replay started from the checkpoint recorded at that seq (store_retention.cpp).
+    std::uint64_t verified_from = 0;
   };
   result<verify_report> verify(const scan_control& control = {}) const;
 
@@ -552,6 +555,94 @@ class store {
                             const scan_control& control = {}) const;
   // --- end of indexes and planner ---
 
+  // --- a store's life: backup, load, op-log retention, sizes (store_backup.cpp,
+  // store_load.cpp, store_retention.cpp, store_sizes.cpp; docs/backup.md) ---
+  struct backup_result {
+    std::uint32_t backup_id = 0;   // RocksDB BackupEngine id in the backup directory
+    std::uint64_t seq = 0;         // the op-log seq the backup is consistent at
+    std::uint64_t bytes = 0;       // the backup's size (files shared with older backups included)
+    std::uint64_t new_bytes = 0;   // bytes copied by this backup (the incremental part)
+    std::uint32_t kept = 0;        // backups in the directory after purging
+  };
+  // A consistent copy of this store as of one op-log seq, added to the BackupEngine directory
+  // `dir` (created when missing; table files shared with earlier backups are not copied
+  // again). Writers are never blocked: a RocksDB checkpoint (hard links) is taken, opened to
+  // read its seq, and backed up. `keep` > 0: only the newest `keep` backups stay.
+  result<backup_result> backup(const std::string& dir, std::uint32_t keep = 0) const;
+  // A new store at `path` from the newest backup in `dir` (or backup `id`). An existing
+  // `path` is refused unless `force`; then it is renamed aside (`<path>.replaced-<time>`,
+  // reported in `moved_aside`) rather than deleted, and must not be in use.
+  struct restore_result {
+    std::uint32_t backup_id = 0;
+    std::uint64_t seq = 0;
+    std::string moved_aside;
+  };
+  static result<restore_result> restore(const std::string& dir, const std::string& path, bool force,
+                                        std::optional<std::uint32_t> id = std::nullopt);
+
+  // Reads a dump() text back (store_load.cpp): collections, documents with their exact types
+  // and field order, indexes and validation rules, so dump → load → dump is byte-identical.
+  // The store must hold no collection. `next_line` yields one line at a time (false: end).
+  struct load_result {
+    std::uint64_t collections = 0;
+    std::uint64_t documents = 0;
+    std::uint64_t indexes = 0;
+  };
+  result<load_result> load(const std::function<result<bool>(std::string& line)>& next_line,
+                           const scan_control& control = {});
+
+  // Op-log retention (store_retention.cpp). Records beyond either bound are trimmed: older
+  // than max_age_seconds, or outside the newest max_bytes of records. max_bytes 0 means
+  // "auto": twice the live data's size (documents + indexes), at least k_retention_floor_bytes.
+  struct retention {
+    static constexpr std::uint64_t k_retention_floor_bytes = std::uint64_t{64} << 20;
+    static constexpr std::uint64_t k_default_max_age_seconds = 30ull * 24 * 3600;
+    std::uint64_t max_bytes = 0;
+    std::uint64_t max_age_seconds = k_default_max_age_seconds;  // 0: no age bound
+  };
+  // Persisted in meta `oplog_retention`; later trims use it.
+  status set_retention(const retention& r);
+  result<retention> retention_setting() const;
+  struct trim_result {
+    std::uint64_t trimmed_through = 0;  // newest seq no longer kept (0: nothing ever trimmed)
+    std::uint64_t records = 0;          // records this trim removed
+    std::uint64_t bytes = 0;            // their bytes
+    std::uint64_t kept_records = 0;
+    std::uint64_t kept_bytes = 0;
+    std::uint64_t limit_bytes = 0;      // the byte bound applied (auto resolved)
+  };
+  // Applies the retention now: deletes the records outside it in one batch with a checkpoint
+  // (per collection: documents and a digest of their state at the trim seq) that verify
+  // replays from. Never blocks writers. `dry_run`: only says what would go.
+  result<trim_result> trim_oplog(bool dry_run = false, const scan_control& control = {});
+  // The newest trimmed seq (0: nothing trimmed): op-log positions at or before it are gone.
+  std::uint64_t oplog_trimmed_through() const;
+  // Background trimming: after about `every_bytes` of op-log written, a background thread of
+  // this store applies the retention (0: off, the default; the daemon turns it on).
+  void auto_trim(std::uint64_t every_bytes);
+
+  // Disk use by part (store_sizes.cpp), from RocksDB's file and memtable sizes.
+  struct size_report {
+    std::uint64_t total_bytes = 0;     // every file in the store directory
+    std::uint64_t documents = 0;       // docs family
+    std::uint64_t indexes = 0;         // idx family
+    std::uint64_t oplog = 0;           // oplog family
+    std::uint64_t meta = 0;            // catalog, plans, changes, search definitions
+    std::uint64_t search = 0;          // search generation files beside the store
+    std::uint64_t vectors = 0;         // `C.__vectors` documents and vector cache files
+    std::uint64_t wal = 0;             // write-ahead log files
+    std::uint64_t oplog_records = 0;
+    std::uint64_t trimmable_bytes = 0;  // what the retention would free now (record bytes)
+    std::uint64_t trimmed_through = 0;
+  };
+  result<size_report> sizes() const;
+  // Flushes every memtable to table files and waits (the write-ahead log is then not
+  // replayed at the next open).
+  status flush();
+  // Compacts every family (the tests compare sizes after it).
+  status compact();
+  // --- end of a store's life ---
+
   struct impl;
 
  private:
@@ -573,6 +664,10 @@ class store_registry {
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+// The pid of the process holding the store's lock (`omgdb.lock`), or nullopt when nobody
+// holds it (store_backup.cpp): for commands that ask the owner to act on a store it serves.
+std::optional<long> store_lock_holder(const std::string& path);
 
 // The closest name to `name` among `candidates` (edit distance ≤ 2, or a case-insensitive
 // match), or "" — for did-you-mean hints.

@@ -13,6 +13,8 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <thread>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -149,6 +151,23 @@ struct store::impl {
   std::atomic<std::uint64_t> max_write_bytes{store_options::k_default_max_write_bytes};
   // Hooks of derived structures, called by every commit that writes op-log records.
   std::vector<std::shared_ptr<detail::derived_hook>> derived;
+  // Op-log retention (store_retention.cpp): the newest trimmed seq (loaded at open from meta
+  // `oplog_trim`), one trim at a time, and the background trimmer: after `auto_trim_every`
+  // bytes of op-log were committed, commit wakes the thread, which trims off the writer's path.
+  std::atomic<std::uint64_t> trimmed_through{0};
+  std::mutex trim_lock;
+  std::atomic<std::uint64_t> auto_trim_every{0};
+  std::atomic<std::uint64_t> oplog_since_trim{0};
+  std::mutex trim_mu;
+  std::condition_variable trim_cv;
+  bool trim_stop = false;
+  bool trim_wanted = false;
+  std::atomic<bool> trim_cancel{false};           // set at close: a running background trim stops
+  std::atomic<std::uint64_t> trim_due_bytes{0};   // op-log bytes before the next background trim
+  std::thread trim_thread;
+  // Commits whose batch exceeds this many bytes flush the memtables before they return, so
+  // that no later open replays them from the write-ahead log (store_options).
+  std::atomic<std::uint64_t> flush_after_bytes{std::uint64_t{64} << 20};
   // Test-only fault injection of write_session::commit: called with "write" right after the
   // batch is written (as if the write had thrown after landing) and with "after_commit"
   // once the counters moved; a throw at either never turns a committed write into an error.
@@ -215,6 +234,23 @@ class read_view {
   const store::impl& s_;
   snapshot_guard snap_;
 };
+
+// Op-log retention internals (store_retention.cpp).
+inline constexpr std::string_view k_meta_retention = "oplog_retention";
+inline constexpr std::string_view k_meta_trim = "oplog_trim";
+// Loads trimmed_through at open.
+status load_trim_state(store::impl& s);
+// Called by write_session::commit after a committed batch of `bytes`: wakes the background
+// trimmer when due. Never blocks on a trim.
+void note_committed(store::impl& s, std::uint64_t bytes);
+// Stops the background trimmer (before the database closes).
+void stop_trimmer(store::impl& s);
+// The refusal for an op-log position at or before the trimmed prefix.
+failure trimmed_error(const store::impl& s, std::uint64_t seq, std::string_view what);
+// verify's replay from the trim checkpoint (store_retention.cpp), used when the op-log was
+// trimmed: fills the report's collections and mismatches; `mismatch` records one.
+status verify_from_checkpoint(const store::impl& s, const rocksdb::ReadOptions& ro, const scan_control& control,
+                              store::verify_report& report, const std::function<void(std::string)>& mismatch);
 
 // The after image of the op-log record `record` (store_oplog.cpp), the one function every
 // reader of `after` uses: the record's `after` document, or, when it holds `afterPatch`

@@ -17,6 +17,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
+#include "engine/store/process_defaults.hpp"
 #include "engine/store/store_detail.hpp"
 #include "engine/store/store_recover.hpp"
 
@@ -83,6 +84,12 @@ rocksdb::DBOptions db_options() {
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   o.max_background_jobs = 2;
   o.db_write_buffer_size = 64 << 20;  // all memtables of one store together
+  // The write-ahead log is bounded: past this size the families holding its oldest data are
+  // flushed, so the next open replays at most about this much (docs/limits.md).
+  o.max_total_wal_size = 128 << 20;
+  // The MANIFEST gains a record per flush and compaction; past this size it is rewritten as a
+  // snapshot of the current files, so a store that trims and flushes often stays small.
+  o.max_manifest_file_size = 256 << 10;
   // A torn last record (a crash mid-write) is dropped as before; damage before the end of the
   // log fails the open instead of silently dropping every write after it (store_recover.hpp).
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
@@ -226,7 +233,13 @@ status load_meta(store::impl& s) {
 }  // namespace
 
 store::impl::~impl() {
+  stop_trimmer(*this);
   if (db != nullptr) {
+    // A clean close leaves nothing for the next open to replay: the memtables go to table
+    // files (RocksDB does not flush them at close while the write-ahead log holds them).
+    rocksdb::FlushOptions fo;
+    fo.wait = true;
+    db->Flush(fo, handles).PermitUncheckedError();
     for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
     handles.clear();
     db->Close().PermitUncheckedError();
@@ -324,6 +337,8 @@ result<std::shared_ptr<store>> store::open(const std::string& path) {
   s->lock_fd = *fd;
   if (auto o = open_database(*s, fs::path(path)); !o) return std::move(o).error();
   if (auto m = load_meta(*s); !m) return std::move(m).error();
+  if (auto t = load_trim_state(*s); !t) return std::move(t).error();
+  s->max_write_bytes.store(default_write_budget());
   return std::shared_ptr<store>(new store(std::move(s)));
 }
 

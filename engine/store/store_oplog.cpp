@@ -207,6 +207,9 @@ using namespace detail;
 result<std::vector<document>> store::oplog(std::uint64_t after_seq, std::size_t limit) const {
   std::vector<document> out;
   if (after_seq == UINT64_MAX) return out;
+  if (after_seq < impl_->trimmed_through.load()) {
+    return trimmed_error(*impl_, after_seq + 1, "cannot read the op-log after seq " + std::to_string(after_seq));
+  }
   snapshot_guard snap(impl_->db);
   auto ro = snap.read_options();
   std::unique_ptr<rocksdb::Iterator> it(impl_->db->NewIterator(ro, impl_->oplog));

@@ -248,6 +248,13 @@ result<store::rollback_result> store::rollback(std::string_view change_id, const
     return make_error("change `" + std::string(change_id) +
                       "` was already rolled back; a change is rolled back at most once", failure_kind::conflict);
   }
+  // No trim runs while the change's records are read (lock order: writer, then trim).
+  std::lock_guard<std::mutex> no_trim(s.trim_lock);
+  if (c.last_seq >= c.first_seq && c.first_seq <= s.trimmed_through.load()) {
+    return trimmed_error(s, c.first_seq, "change `" + std::string(change_id) +
+                                             "` is older than the op-log keeps, so it cannot be rolled back; "
+                                             "nothing was rolled back");
+  }
   auto found = w.collection(c.collection, false);
   if (!found) return std::move(found).error();
   if (*found == nullptr) {

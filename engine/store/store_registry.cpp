@@ -7,6 +7,10 @@
 
 namespace omgdb::engine {
 
+namespace {
+constexpr std::uint64_t k_auto_trim_every_bytes = std::uint64_t{16} << 20;
+}  // namespace
+
 struct store_registry::impl {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<store>> open;  // weakly_canonical path → store
@@ -36,6 +40,8 @@ result<std::shared_ptr<store>> store_registry::open(const std::string& path) {
   }
   auto opened = store::open(path);
   if (!opened) return std::move(opened).error();
+  // The daemon's stores apply their op-log retention in the background (docs/backup.md).
+  (*opened)->auto_trim(k_auto_trim_every_bytes);
   impl_->open.emplace(key, *opened);
   if (impl_->by_spelling.size() < 4096) impl_->by_spelling.emplace(path, *opened);
   return std::move(*opened);

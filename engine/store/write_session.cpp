@@ -209,6 +209,16 @@ status write_session::commit() {
     s_.last_seq = seq_;
     s_.last_batch = batch_id_;
   }
+  const std::uint64_t written = batch_.raw().GetDataSize();
+  if (written > s_.flush_after_bytes.load(std::memory_order_relaxed)) {
+    // A large batch sits whole in a memtable and in the write-ahead log; flushing it now
+    // (the call waits, as it waited for the write) means no later open, after a clean exit
+    // or a crash, replays it (docs/limits.md, "Recovery after a large write").
+    rocksdb::FlushOptions fo;
+    fo.wait = true;
+    s_.db->Flush(fo, s_.handles).PermitUncheckedError();
+  }
+  note_committed(s_, written);
   try {
     if (s_.fault) s_.fault("after_commit");
   } catch (const std::exception& e) {

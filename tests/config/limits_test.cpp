@@ -2,6 +2,8 @@
 // from the file and from the command line, with their defaults and bounds.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "config/config.hpp"
 
 using namespace omgdb;
@@ -38,4 +40,20 @@ TEST_CASE("[limits] values out of range or unknown keys are errors naming the ke
   auto typo = load_string("[limits]\ncall_timeout = 5\n", "l.toml");
   REQUIRE_FALSE(typo.ok());
   CHECK(typo.error().message.find("call_timeout") != std::string::npos);
+}
+
+TEST_CASE("[limits] sets the write budget and the aggregation stage limit, 1 MiB at least, and a reload reports them") {
+  auto d = load_string("", "empty.toml");
+  REQUIRE(d.ok());
+  CHECK(d->write_budget_bytes == (std::uint64_t{1} << 30));
+  CHECK(d->aggregation_stage_bytes == (std::uint64_t{100} << 20));
+  auto s = load_string("[limits]\nwrite_budget_bytes = 268435456\naggregation_stage_bytes = 33554432\n", "l.toml");
+  REQUIRE_MESSAGE(s.ok(), (s.ok() ? "" : s.error().message));
+  CHECK(s->write_budget_bytes == 268435456u);
+  CHECK(s->aggregation_stage_bytes == 33554432u);
+  auto small = load_string("[limits]\nwrite_budget_bytes = 1000\n", "l.toml");
+  REQUIRE_FALSE(small.ok());
+  CHECK(small.error().message.find("write_budget_bytes") != std::string::npos);
+  auto changed = changed_sections(*d, *s);
+  CHECK(std::find(changed.begin(), changed.end(), "limits") != changed.end());
 }

@@ -218,7 +218,19 @@ TEST_CASE("filter-driven writes leave the same documents on an indexed and an un
       if (a.ok() && b.ok()) CHECK(a->modified == b->modified);
     }
   }
-  CHECK(dump_text(*plain) == dump_text(*indexed));
+  // The same documents (the headers differ: the indexed store's lists its indexes).
+  auto documents_of = [](const std::string& dump) {
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < dump.size()) {
+      const std::size_t nl = dump.find('\n', pos);
+      const std::string line = dump.substr(pos, nl - pos);
+      if (line.rfind("{\"collection\":", 0) != 0) out += line + "\n";
+      pos = nl + 1;
+    }
+    return out;
+  };
+  CHECK(documents_of(dump_text(*plain)) == documents_of(dump_text(*indexed)));
   for (int i = 0; i < 60; ++i) {
     const std::string f = g.filter();
     CAPTURE(f);

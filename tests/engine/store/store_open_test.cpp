@@ -8,6 +8,7 @@
 
 #include "engine/index/keystring.hpp"
 #include "engine/store/store_recover.hpp"
+#include "engine/store/store_detail.hpp"
 #include "tests/engine/store/store_fixture.hpp"
 
 using namespace omgdb::engine;
@@ -207,6 +208,16 @@ fs::path newest_wal(const std::string& path) {
   return newest;
 }
 
+// What a crash right now would leave: a copy of the open store's directory (every write is
+// fsynced into the write-ahead log before it returns; a clean close would flush the memtables
+// and leave no log to replay). `s` then works on the copy, and the original is closed.
+void crash_into_copy(fresh_store& s) {
+  const std::string image = s.dir.sub("crashed.omgdb");
+  fs::copy(s.path, image, fs::copy_options::recursive);
+  s.db.reset();
+  s.path = image;
+}
+
 }  // namespace
 
 TEST_CASE("a store whose write-ahead log is damaged mid-way refuses to open, and recover_store drops and counts the rest") {
@@ -214,7 +225,7 @@ TEST_CASE("a store whose write-ahead log is damaged mid-way refuses to open, and
   for (int i = 0; i < 50; ++i) {
     REQUIRE(s->insert("docs", doc("{\"_id\":" + std::to_string(i) + ",\"pad\":\"" + std::string(100, 'x') + "\"}")).ok());
   }
-  s.db.reset();  // closing keeps the writes in the log only: memtables are not flushed
+  crash_into_copy(s);  // the writes are in the log only: memtables are not flushed
   fs::path wal = newest_wal(s.path);
   REQUIRE_FALSE(wal.empty());
   const auto size = fs::file_size(wal);
@@ -250,10 +261,47 @@ TEST_CASE("a store whose write-ahead log is damaged mid-way refuses to open, and
   CHECK_FALSE(again->damage.has_value());
 }
 
+TEST_CASE("a clean close flushes the memtables, so the next open replays no write-ahead log") {
+  fresh_store s;
+  for (int i = 0; i < 50; ++i) REQUIRE(s->insert("docs", doc("{\"_id\":" + std::to_string(i) + "}")).ok());
+  s.db.reset();
+  for (const auto& e : fs::directory_iterator(s.path)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log" && name[0] >= '0' && name[0] <= '9') {
+      CHECK_MESSAGE(fs::file_size(e.path()) == 0, name);
+    }
+  }
+  s.reopen();
+  auto n = s->count("docs", {});
+  REQUIRE(n.ok());
+  CHECK(*n == 50);
+}
+
+TEST_CASE("a commit larger than the flush threshold leaves nothing for the next open to replay, even after a crash") {
+  fresh_store s;
+  detail::store_access::of(*s).flush_after_bytes = 1 << 20;  // 64 MiB in use; 1 MiB here
+  std::vector<document> many;
+  for (int i = 0; i < 2000; ++i) many.push_back(doc("{\"_id\":" + std::to_string(i) + ",\"pad\":\"" + std::string(1000, 'y') + "\"}"));
+  REQUIRE(s->insert_many("docs", std::move(many)).ok());
+  crash_into_copy(s);
+  std::uintmax_t log_bytes = 0;
+  for (const auto& e : fs::directory_iterator(s.path)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log" && name[0] >= '0' && name[0] <= '9') {
+      log_bytes += fs::file_size(e.path());
+    }
+  }
+  CHECK(log_bytes < (64u << 10));  // the 2 MB batch is in table files, not in the log
+  s.reopen();
+  auto n = s->count("docs", {});
+  REQUIRE(n.ok());
+  CHECK(*n == 2000);
+}
+
 TEST_CASE("a write-ahead log cut inside its last record still opens, without that write") {
   fresh_store s;
   for (int i = 0; i < 20; ++i) REQUIRE(s->insert("docs", doc("{\"_id\":" + std::to_string(i) + "}")).ok());
-  s.db.reset();
+  crash_into_copy(s);
   fs::path wal = newest_wal(s.path);
   REQUIRE_FALSE(wal.empty());
   fs::resize_file(wal, fs::file_size(wal) - 3);
