@@ -59,7 +59,7 @@ void bound_result(mcp::tool_result& r, std::size_t max_bytes, std::string_view t
                      std::to_string(total) + " bytes, the first " + std::to_string(keep) + " are shown";
   if (shape == mcp::result_shape::ndjson && !r.is_error) note += " (" + std::to_string(lines) + " whole documents)";
   if (dropped > 0) note += " and " + std::to_string(dropped) + " further blocks were left out";
-  note += ". " + hint_for(tool) + " The limit is the server's `--max-result-bytes` ([limits] in the config).";
+  note += ". " + hint_for(tool) + " The limit is the server's `--max-result-bytes` (`max_result_bytes` in the config).";
   kept.push_back(std::move(note));
   r.texts = std::move(kept);
   r.structured_extra["truncated"] =
